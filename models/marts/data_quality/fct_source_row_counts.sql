@@ -1,0 +1,59 @@
+with
+
+raw_counts as (
+    select * from {{ ref('stg_platform__source_row_counts') }}
+),
+
+rejected as (
+    select * from {{ ref('stg_platform__rejected_rows') }}
+),
+
+{% for table_name in ['attempts', 'challenges', 'agents', 'models'] %}
+clean_{{ table_name }} as (
+    select
+        '{{ table_name }}' as source_table,
+        count(*) as clean_rows,
+        {% if table_name == 'attempts' -%}
+        count(*) filter (where not is_scored) as unscored_rows
+        {%- else -%}
+        cast(null as bigint) as unscored_rows
+        {%- endif %}
+    from {{ ref('stg_platform__' ~ table_name) }}
+),
+
+{% endfor %}
+clean_counts as (
+    select * from clean_attempts
+    union all select * from clean_challenges
+    union all select * from clean_agents
+    union all select * from clean_models
+),
+
+rejected_counts as (
+    select source_table, count(*) as rejected_rows
+    from rejected
+    group by source_table
+),
+
+counted as (
+    select
+        raw_counts.source_table,
+        raw_counts.raw_rows,
+        clean_counts.clean_rows,
+        coalesce(rejected_counts.rejected_rows, 0) as rejected_rows,
+        clean_counts.unscored_rows
+    from raw_counts
+    inner join clean_counts
+        on raw_counts.source_table = clean_counts.source_table
+    left join rejected_counts
+        on raw_counts.source_table = rejected_counts.source_table
+)
+
+select
+    cast(source_table as varchar) as source_table,
+    cast(raw_rows as bigint) as raw_rows,
+    cast(clean_rows as bigint) as clean_rows,
+    cast(rejected_rows as bigint) as rejected_rows,
+    cast(unscored_rows as bigint) as unscored_rows,
+    cast(raw_rows = clean_rows + rejected_rows as boolean) as is_conserved
+from counted

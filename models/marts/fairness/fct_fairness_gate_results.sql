@@ -1,0 +1,20 @@
+with
+
+validations as (
+    select * from {{ ref('int_fairness_expectations_validated') }}
+)
+
+select
+    cast(validated_at as timestamp) as validated_at,
+    cast(suite_name as varchar) as suite_name,
+    cast(mart_name as varchar) as mart_name,
+    cast(expectation_type as varchar) as expectation_type,
+    cast(column_name as varchar) as column_name,
+    cast(threshold_parameter as varchar) as threshold_parameter,
+    cast(threshold as double) as threshold,
+    cast(success as boolean) as success,
+    cast(evaluated_rows as bigint) as evaluated_rows,
+    cast(failing_rows as bigint) as failing_rows,
+    cast(severity as varchar) as severity,
+    cast(failure_message as varchar) as failure_message
+from validations

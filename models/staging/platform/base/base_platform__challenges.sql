@@ -1,0 +1,68 @@
+{#
+    Every raw challenge row, typed, with the first rule it breaks (NULL when clean).
+    `variables` NULL is read as `{}` (no variables); a combination is identified by its
+    canonical JSON (keys sorted), so key order and spacing do not split it.
+#}
+with
+
+source as (
+    select * from {{ source_rows('challenges') }}
+),
+
+duplicates as (
+    {{ key_duplicates(
+        'source',
+        'challenge_id',
+        ['template_id', 'variables', 'briefing_style', 'experiment_id', 'experiment_arm', 'tags']
+    ) }}
+),
+
+typed as (
+    select
+        source.*,
+        coalesce(cast(source.variables as varchar), '{}') as variables_text,
+        duplicates.duplicate_kind
+    from source
+    left join duplicates
+        on source.source_row_number = duplicates.source_row_number
+),
+
+checked as (
+    select
+        source_row_number,
+        cast(challenge_id as varchar) as challenge_id,
+        cast(template_id as varchar) as template_id,
+        variables_text,
+        cast(briefing_style as varchar) as briefing_style,
+        cast(experiment_id as varchar) as experiment_id,
+        cast(experiment_arm as varchar) as experiment_arm,
+        cast(tags as varchar[]) as tags,
+        case
+            when nullif(trim(cast(challenge_id as varchar)), '') is null then 'null_challenge_id'
+            when duplicate_kind = 'conflicting' then 'conflicting_challenge_id'
+            when duplicate_kind = 'duplicate' then 'duplicate_challenge_id'
+            else {{ json_object_problem('variables_text') }}
+        end as rejection_reason,
+        {{ record_to_json(
+            ['challenge_id', 'template_id', 'variables', 'briefing_style',
+             'experiment_id', 'experiment_arm', 'tags'],
+            'typed'
+        ) }} as raw_record
+    from typed
+)
+
+select
+    source_row_number,
+    challenge_id,
+    template_id,
+    case
+        when rejection_reason is null
+            then cast({{ canonical_json_object("variables_text") }} as varchar)
+    end as variable_combination,
+    briefing_style,
+    experiment_id,
+    experiment_arm,
+    tags,
+    rejection_reason,
+    case when rejection_reason is not null then raw_record end as raw_record
+from checked

@@ -1,0 +1,785 @@
+"""Deterministic simulator of an AI-agent evaluation platform's raw logs.
+
+The generated tables follow the package's source contract (``attempts``,
+``challenges``, ``agents``, ``models``) and are used by the demo, the tests
+and the benchmarks.  Everything is derived from ``PlatformSpec.seed`` and the
+per-attempt work is fully vectorised, so 10,000,000 attempts take seconds.
+
+Platform structure
+------------------
+* Every family has ``models_per_family`` models (``<family>-m<k>``), every
+  model ``agents_per_model`` agents (``agent-001`` ...).  Models carry a
+  ``training_cutoff`` in 2024-2025; the last model's cutoff is NULL.
+* Templated challenges come from a fixed catalogue of templates
+  (``tpl-01`` ...), each with 2-3 variables of 2-3 values; every combination
+  of a template is one challenge (``ch-t01-01`` ...).  Standalone challenges
+  (``ch-s01`` ...) have variables ``'{}'`` and their own template
+  (``tpl-s01`` ...).  The catalogue does not depend on the seed, so the
+  default planted ids exist for every seed.
+* Roughly half of the templated challenges store their variables JSON with
+  the keys in reverse-sorted order (and sometimes with ``': '`` separators),
+  so consumers must canonicalise; the truth tables use the canonical form
+  ``json.dumps(dict(sorted(...)), separators=(",", ":"))``.
+* ``briefing_style`` alternates ``'markdown'``/``'plain'`` over templated
+  challenges and is NULL for standalone ones; ``ch-s01``/``ch-s02`` form
+  experiment ``exp-001`` (arms ``'A'``/``'B'``); a few challenges carry the
+  tags ``'api:stripe'``, ``'api:twilio'`` or ``'string-handling'``.
+
+Score model
+-----------
+For an attempt of agent ``a`` (model ``m``, family ``f``) on challenge ``c``::
+
+    score = 60
+          + difficulty[c]   # standalone: N(0, 8); templated: template base
+                            # N(0, 6) + combination offset N(0, 3)
+          + family_skill[f] # default: evenly spread over [-2, +2]
+          + model_offset[m] # N(0, 1)
+          + agent_offset[a] # N(0, 1.5)
+          + planted[c, f]   # family bias on (c, f) and/or the hard-combination
+                            # shift on every attempt of that combination
+          + N(0, noise_sd)
+
+A share ``crash_rate`` of attempts crash and score Uniform(0, 5) instead; a
+share ``unscored_rate`` has a NULL score.  Scores are clipped to [0, 100] and
+rounded to integers when ``integer_scores``.  Attempts pick an agent
+uniformly and a challenge uniformly; with ``family_routing`` a family's
+attempts pick the hardest third (at least one) of the given template's
+combinations ``weight`` times more often than any other challenge, which
+confounds naive family comparisons.  ``submitted_at`` is uniform over
+2026-01-01 00:00 .. 2026-06-30 23:59:59.
+
+With ``dirty=True`` a handful of bad rows of every kind is appended; each is
+listed in ``Platform.dirty_rows`` with the reason a validator should give.
+
+CLI::
+
+    python -m challenge_fairness.demo (--duckdb PATH [--schema raw] | --parquet-dir DIR)
+        [--attempts N] [--seed S] [--dirty] [--truth-json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+ATTEMPTS_SCHEMA = pa.schema(
+    [
+        ("attempt_id", pa.string()),
+        ("challenge_id", pa.string()),
+        ("agent_id", pa.string()),
+        ("score", pa.float64()),
+        ("submitted_at", pa.timestamp("us")),
+    ]
+)
+CHALLENGES_SCHEMA = pa.schema(
+    [
+        ("challenge_id", pa.string()),
+        ("template_id", pa.string()),
+        ("variables", pa.string()),
+        ("briefing_style", pa.string()),
+        ("experiment_id", pa.string()),
+        ("experiment_arm", pa.string()),
+        ("tags", pa.list_(pa.string())),
+    ]
+)
+AGENTS_SCHEMA = pa.schema([("agent_id", pa.string()), ("model_id", pa.string())])
+MODELS_SCHEMA = pa.schema(
+    [
+        ("model_id", pa.string()),
+        ("model_family", pa.string()),
+        ("training_cutoff", pa.date32()),
+    ]
+)
+SCHEMAS: dict[str, pa.Schema] = {
+    "attempts": ATTEMPTS_SCHEMA,
+    "challenges": CHALLENGES_SCHEMA,
+    "agents": AGENTS_SCHEMA,
+    "models": MODELS_SCHEMA,
+}
+DUCKDB_TYPES: dict[str, dict[str, str]] = {
+    "attempts": {
+        "attempt_id": "VARCHAR",
+        "challenge_id": "VARCHAR",
+        "agent_id": "VARCHAR",
+        "score": "DOUBLE",
+        "submitted_at": "TIMESTAMP",
+    },
+    "challenges": {
+        "challenge_id": "VARCHAR",
+        "template_id": "VARCHAR",
+        "variables": "VARCHAR",
+        "briefing_style": "VARCHAR",
+        "experiment_id": "VARCHAR",
+        "experiment_arm": "VARCHAR",
+        "tags": "VARCHAR[]",
+    },
+    "agents": {"agent_id": "VARCHAR", "model_id": "VARCHAR"},
+    "models": {"model_id": "VARCHAR", "model_family": "VARCHAR", "training_cutoff": "DATE"},
+}
+PLANTED_FAMILY_BIASES_SCHEMA = pa.schema(
+    [("challenge_id", pa.string()), ("model_family", pa.string()), ("shift", pa.float64())]
+)
+PLANTED_HARD_COMBINATIONS_SCHEMA = pa.schema(
+    [("template_id", pa.string()), ("variables", pa.string()), ("shift", pa.float64())]
+)
+DIRTY_ROWS_SCHEMA = pa.schema(
+    [("source_table", pa.string()), ("row_key", pa.string()), ("expected_reason", pa.string())]
+)
+
+BASE_SCORE = 60.0
+STANDALONE_DIFFICULTY_SD = 8.0
+TEMPLATE_DIFFICULTY_SD = 6.0
+COMBINATION_DIFFICULTY_SD = 3.0
+MODEL_OFFSET_SD = 1.0
+AGENT_OFFSET_SD = 1.5
+CRASH_SCORE_MAX = 5.0
+ROUTED_SHARE_OF_COMBINATIONS = 1 / 3
+PERIOD_START = np.datetime64("2026-01-01T00:00:00", "us")
+PERIOD_END = np.datetime64("2026-07-01T00:00:00", "us")  # exclusive
+CUTOFF_START = np.datetime64("2024-01-01", "D")
+CUTOFF_END = np.datetime64("2026-01-01", "D")  # exclusive
+EXPERIMENT_ID = "exp-001"
+
+# Template catalogue: variables in declared order (the order combinations are enumerated in).
+TEMPLATE_CATALOGUE: tuple[dict[str, Any], ...] = (
+    {
+        "variables": {
+            "framework": ("Hono", "Express", "FastAPI"),
+            "database": ("SQLite", "Postgres"),
+            "domain": ("inventory", "billing", "bookings"),
+        },
+        "tags": (),
+    },
+    {
+        "variables": {"language": ("Python", "Go", "Rust"), "output_format": ("json", "csv")},
+        "tags": ("string-handling",),
+    },
+    {
+        "variables": {"source": ("csv", "parquet", "rest"), "orchestrator": ("airflow", "dagster")},
+        "tags": (),
+    },
+    {
+        "variables": {"ui_framework": ("React", "Vue", "Svelte"), "validation": ("zod", "yup")},
+        "tags": (),
+    },
+    {
+        "variables": {"auth": ("jwt", "session"), "database": ("Postgres", "MySQL", "SQLite")},
+        "tags": ("api:twilio",),
+    },
+    {
+        "variables": {
+            "language": ("Python", "TypeScript"),
+            "target": ("news", "shop"),
+            "storage": ("sqlite", "s3"),
+        },
+        "tags": (),
+    },
+)
+# Tags of standalone challenges, cycled by standalone index.
+STANDALONE_TAGS: tuple[tuple[str, ...], ...] = (
+    (),
+    (),
+    ("api:stripe",),
+    ("string-handling",),
+    (),
+    ("api:stripe", "string-handling"),
+    ("api:twilio",),
+    (),
+    (),
+    (),
+    ("api:stripe",),
+    (),
+)
+
+DEFAULT_PLANTED_FAMILY_BIASES: tuple[tuple[str, str, float], ...] = (
+    ("ch-t02-03", "gemini", 20.0),
+    ("ch-s04", "llama", -20.0),
+    ("ch-s09", "qwen", 20.0),
+)
+DEFAULT_PLANTED_HARD_COMBINATIONS: tuple[tuple[str, str, float], ...] = (
+    ("tpl-01", '{"database":"Postgres","domain":"bookings","framework":"Express"}', -30.0),
+)
+
+
+@dataclass(frozen=True)
+class PlatformSpec:
+    """Knobs of the simulated platform; every table is a pure function of this spec."""
+
+    seed: int = 7
+    n_attempts: int = 60_000
+    families: tuple[str, ...] = ("claude", "gemini", "gpt", "llama", "mistral", "qwen")
+    family_skill: tuple[float, ...] | None = None  # points per family; None: linspace(-2, 2)
+    models_per_family: int = 2
+    agents_per_model: int = 3
+    n_templates: int = 6  # templated: every combination of a template's variables is a challenge
+    n_standalone_challenges: int = 12  # variables '{}', each its own template
+    noise_sd: float = 15.0
+    crash_rate: float = 0.04  # crashed attempts score Uniform(0, 5)
+    unscored_rate: float = 0.01  # NULL score
+    integer_scores: bool = True  # round to integers (many ties)
+    # (challenge_id, family, shift in points)
+    planted_family_biases: tuple[tuple[str, str, float], ...] = DEFAULT_PLANTED_FAMILY_BIASES
+    # (template_id, variables JSON in any key order, shift in points)
+    planted_hard_combinations: tuple[tuple[str, str, float], ...] = (
+        DEFAULT_PLANTED_HARD_COMBINATIONS
+    )
+    # family -> (template_id, weight): routed weight-times as often to its hardest combinations
+    family_routing: dict[str, tuple[str, float]] | None = field(default=None, hash=False)
+    dirty: bool = False  # append bad rows of every kind, listed in Platform.dirty_rows
+
+
+@dataclass(frozen=True)
+class Platform:
+    """Generated raw tables plus the ground truth that was planted in them."""
+
+    spec: PlatformSpec
+    tables: dict[str, pa.Table]
+    planted_family_biases: pa.Table
+    planted_hard_combinations: pa.Table
+    dirty_rows: pa.Table
+
+
+@dataclass(frozen=True)
+class _Challenges:
+    """Challenge catalogue: the contract table plus arrays the score model needs."""
+
+    table: pa.Table
+    ids: list[str]
+    template_ids: list[str]
+    canonical_variables: list[str]
+
+
+def canonical_variables(variables: str | dict[str, Any]) -> str:
+    """Return the canonical JSON form (sorted keys, compact separators) of a variables object."""
+    obj = json.loads(variables) if isinstance(variables, str) else variables
+    if not isinstance(obj, dict):
+        raise ValueError(f"variables must be a JSON object, got {variables!r}")
+    return json.dumps(dict(sorted(obj.items())), separators=(",", ":"))
+
+
+def _family_skill(spec: PlatformSpec) -> np.ndarray:
+    """Genuine ability offset per family (evenly spread over [-2, 2] by default)."""
+    if spec.family_skill is None:
+        if len(spec.families) == 1:
+            return np.zeros(1)
+        return np.linspace(-2.0, 2.0, len(spec.families)).round(12)
+    return np.asarray(spec.family_skill, dtype=np.float64)
+
+
+def _validate(spec: PlatformSpec) -> None:
+    """Raise ValueError when the spec is inconsistent."""
+    if not spec.families or len(set(spec.families)) != len(spec.families):
+        raise ValueError("families must be a non-empty tuple of distinct names")
+    if spec.family_skill is not None and len(spec.family_skill) != len(spec.families):
+        raise ValueError("family_skill must have one value per family")
+    if spec.n_attempts < 0:
+        raise ValueError("n_attempts must be >= 0")
+    if min(spec.models_per_family, spec.agents_per_model) < 1:
+        raise ValueError("models_per_family and agents_per_model must be >= 1")
+    if min(spec.n_templates, spec.n_standalone_challenges) < 0:
+        raise ValueError("n_templates and n_standalone_challenges must be >= 0")
+    if spec.n_templates + spec.n_standalone_challenges == 0:
+        raise ValueError("the platform needs at least one challenge")
+    rates_ok = spec.crash_rate >= 0 and spec.unscored_rate >= 0
+    if not rates_ok or spec.crash_rate + spec.unscored_rate > 1:
+        raise ValueError("crash_rate and unscored_rate must be >= 0 and sum to at most 1")
+    if spec.noise_sd < 0:
+        raise ValueError("noise_sd must be >= 0")
+
+
+def _variables_json(values: dict[str, str], position: int) -> str:
+    """Serialise a combination: canonical, or (every other pair) reverse-sorted keys."""
+    if (position // 2) % 2 == 0:
+        return canonical_variables(values)
+    separators = (", ", ": ") if position % 2 == 1 else (",", ":")
+    return json.dumps(dict(sorted(values.items(), reverse=True)), separators=separators)
+
+
+def _build_challenges(spec: PlatformSpec) -> _Challenges:
+    """Enumerate templated and standalone challenges with their contract columns."""
+    rows: list[dict[str, Any]] = []
+    canonical: list[str] = []
+    for t in range(spec.n_templates):
+        entry = TEMPLATE_CATALOGUE[t % len(TEMPLATE_CATALOGUE)]
+        names = list(entry["variables"])
+        combos = itertools.product(*entry["variables"].values())
+        for k, combo in enumerate(combos):
+            values = dict(zip(names, combo, strict=True))
+            position = len(canonical)
+            rows.append(
+                {
+                    "challenge_id": f"ch-t{t + 1:02d}-{k + 1:02d}",
+                    "template_id": f"tpl-{t + 1:02d}",
+                    "variables": _variables_json(values, position),
+                    "briefing_style": ("markdown", "plain")[position % 2],
+                    "experiment_id": None,
+                    "experiment_arm": None,
+                    "tags": list(entry["tags"]),
+                }
+            )
+            canonical.append(canonical_variables(values))
+    for s in range(spec.n_standalone_challenges):
+        in_experiment = s < 2 and spec.n_standalone_challenges >= 2
+        rows.append(
+            {
+                "challenge_id": f"ch-s{s + 1:02d}",
+                "template_id": f"tpl-s{s + 1:02d}",
+                "variables": "{}",
+                "briefing_style": None,
+                "experiment_id": EXPERIMENT_ID if in_experiment else None,
+                "experiment_arm": ("A", "B")[s] if in_experiment else None,
+                "tags": list(STANDALONE_TAGS[s % len(STANDALONE_TAGS)]),
+            }
+        )
+        canonical.append("{}")
+    table = pa.Table.from_pylist(rows, schema=CHALLENGES_SCHEMA)
+    return _Challenges(
+        table=table,
+        ids=[r["challenge_id"] for r in rows],
+        template_ids=[r["template_id"] for r in rows],
+        canonical_variables=canonical,
+    )
+
+
+def _build_population(
+    spec: PlatformSpec, rng: np.random.Generator
+) -> tuple[pa.Table, pa.Table, np.ndarray, np.ndarray]:
+    """Build models and agents; return them with each agent's family index and total offset."""
+    n_families = len(spec.families)
+    n_models = n_families * spec.models_per_family
+    model_family_idx = np.repeat(np.arange(n_families), spec.models_per_family)
+    model_ids = [f"{f}-m{k + 1}" for f in spec.families for k in range(spec.models_per_family)]
+    span = int((CUTOFF_END - CUTOFF_START).astype(np.int64))
+    cutoffs = CUTOFF_START + rng.integers(0, span, size=n_models).astype("timedelta64[D]")
+    cutoff_mask = np.arange(n_models) == n_models - 1
+    models = pa.table(
+        {
+            "model_id": pa.array(model_ids, pa.string()),
+            "model_family": pa.array([spec.families[i] for i in model_family_idx], pa.string()),
+            "training_cutoff": pa.array(cutoffs, pa.date32(), mask=cutoff_mask),
+        },
+        schema=MODELS_SCHEMA,
+    )
+    model_offset = rng.normal(0.0, MODEL_OFFSET_SD, size=n_models)
+
+    n_agents = n_models * spec.agents_per_model
+    agent_model_idx = np.repeat(np.arange(n_models), spec.agents_per_model)
+    width = max(3, len(str(n_agents)))
+    agents = pa.table(
+        {
+            "agent_id": pa.array(
+                [f"agent-{i + 1:0{width}d}" for i in range(n_agents)], pa.string()
+            ),
+            "model_id": pa.array([model_ids[i] for i in agent_model_idx], pa.string()),
+        },
+        schema=AGENTS_SCHEMA,
+    )
+    agent_family_idx = model_family_idx[agent_model_idx]
+    agent_offset = (
+        _family_skill(spec)[agent_family_idx]
+        + model_offset[agent_model_idx]
+        + rng.normal(0.0, AGENT_OFFSET_SD, size=n_agents)
+    )
+    return models, agents, agent_family_idx, agent_offset
+
+
+def _difficulty(challenges: _Challenges, rng: np.random.Generator) -> np.ndarray:
+    """Draw each challenge's difficulty offset (template base + combination, or standalone)."""
+    template_codes, template_idx = np.unique(challenges.template_ids, return_inverse=True)
+    templated = np.array([not t.startswith("tpl-s") for t in challenges.template_ids], dtype=bool)
+    template_base = rng.normal(0.0, TEMPLATE_DIFFICULTY_SD, size=len(template_codes))
+    combination = rng.normal(0.0, COMBINATION_DIFFICULTY_SD, size=len(challenges.ids))
+    standalone = rng.normal(0.0, STANDALONE_DIFFICULTY_SD, size=len(challenges.ids))
+    return np.where(templated, template_base[template_idx] + combination, standalone)
+
+
+def _planted_shifts(
+    spec: PlatformSpec, challenges: _Challenges
+) -> tuple[np.ndarray, np.ndarray, pa.Table, pa.Table]:
+    """Resolve planted effects: per-challenge shift, challenge x family shift, truth tables."""
+    challenge_pos = {c: i for i, c in enumerate(challenges.ids)}
+    family_pos = {f: i for i, f in enumerate(spec.families)}
+    bias = np.zeros((len(challenges.ids), len(spec.families)))
+    bias_rows = []
+    for challenge_id, family, shift in spec.planted_family_biases:
+        if challenge_id not in challenge_pos or family not in family_pos:
+            raise ValueError(
+                f"planted family bias ({challenge_id!r}, {family!r}) does not exist in this spec; "
+                "pass planted_family_biases=() or ids that exist"
+            )
+        bias[challenge_pos[challenge_id], family_pos[family]] += shift
+        bias_rows.append(
+            {"challenge_id": challenge_id, "model_family": family, "shift": float(shift)}
+        )
+
+    combo_pos = {
+        (t, v): i
+        for i, (t, v) in enumerate(
+            zip(challenges.template_ids, challenges.canonical_variables, strict=True)
+        )
+    }
+    hard = np.zeros(len(challenges.ids))
+    hard_rows = []
+    for template_id, variables, shift in spec.planted_hard_combinations:
+        key = (template_id, canonical_variables(variables))
+        if key not in combo_pos:
+            raise ValueError(
+                f"planted hard combination {key} does not exist in this spec; "
+                "pass planted_hard_combinations=() or a combination that exists"
+            )
+        hard[combo_pos[key]] += shift
+        hard_rows.append({"template_id": key[0], "variables": key[1], "shift": float(shift)})
+    return (
+        hard,
+        bias,
+        pa.Table.from_pylist(bias_rows, schema=PLANTED_FAMILY_BIASES_SCHEMA),
+        pa.Table.from_pylist(hard_rows, schema=PLANTED_HARD_COMBINATIONS_SCHEMA),
+    )
+
+
+def _routing_weights(
+    spec: PlatformSpec, challenges: _Challenges, difficulty: np.ndarray
+) -> dict[int, np.ndarray]:
+    """Challenge probabilities per routed family index, favouring a template's hardest combos."""
+    weights: dict[int, np.ndarray] = {}
+    template_ids = np.asarray(challenges.template_ids)
+    for family, (template_id, multiplier) in sorted((spec.family_routing or {}).items()):
+        if family not in spec.families:
+            raise ValueError(f"family_routing names unknown family {family!r}")
+        members = np.flatnonzero(template_ids == template_id)
+        if template_id.startswith("tpl-s") or members.size == 0:
+            raise ValueError(f"family_routing names unknown templated template {template_id!r}")
+        if multiplier <= 0:
+            raise ValueError("family_routing weight multipliers must be > 0")
+        n_hard = max(1, math.ceil(members.size * ROUTED_SHARE_OF_COMBINATIONS))
+        hardest = members[np.argsort(difficulty[members], kind="stable")[:n_hard]]
+        w = np.ones(len(challenges.ids))
+        w[hardest] = multiplier
+        weights[spec.families.index(family)] = w / w.sum()
+    return weights
+
+
+def _attempt_ids(start: int, count: int, width: int) -> pa.Array:
+    """Sequential ids 'att-000000001', ... built with Arrow compute kernels."""
+    numbers = pa.array(np.arange(start, start + count, dtype=np.int64))
+    padded = pc.utf8_lpad(pc.cast(numbers, pa.string()), width=width, padding="0")
+    return pc.binary_join_element_wise("att-", padded, "")
+
+
+def _simulate_attempts(
+    spec: PlatformSpec,
+    challenge_ids: list[str],
+    agents: pa.Table,
+    expected: np.ndarray,
+    agent_family_idx: np.ndarray,
+    routing: dict[int, np.ndarray],
+    rng: np.random.Generator,
+) -> pa.Table:
+    """Draw every attempt at once: challenge, agent, score, outcome and timestamp."""
+    n = spec.n_attempts
+    n_challenges, n_agents = expected.shape
+    agent_idx = rng.integers(0, n_agents, size=n, dtype=np.int32)
+    challenge_idx = rng.integers(0, n_challenges, size=n, dtype=np.int32)
+    family_idx = agent_family_idx[agent_idx]
+    for f, p in routing.items():
+        routed = family_idx == f
+        challenge_idx[routed] = rng.choice(n_challenges, size=int(routed.sum()), p=p)
+    del family_idx
+
+    score = rng.standard_normal(n)
+    score *= spec.noise_sd
+    score += expected.ravel()[challenge_idx.astype(np.int64) * n_agents + agent_idx]
+    outcome = rng.random(n)
+    unscored = outcome < spec.unscored_rate
+    crashed = ~unscored & (outcome < spec.unscored_rate + spec.crash_rate)
+    del outcome
+    score[crashed] = rng.uniform(0.0, CRASH_SCORE_MAX, size=int(crashed.sum()))
+    np.clip(score, 0.0, 100.0, out=score)
+    if spec.integer_scores:
+        np.rint(score, out=score)
+
+    start = PERIOD_START.astype(np.int64)
+    end = PERIOD_END.astype(np.int64)
+    submitted = rng.integers(start, end, size=n).view("datetime64[us]")
+    width = max(9, len(str(n + 100)))
+    return pa.table(
+        {
+            "attempt_id": _attempt_ids(1, n, width),
+            "challenge_id": pa.array(challenge_ids, pa.string()).take(pa.array(challenge_idx)),
+            "agent_id": agents.column("agent_id").take(pa.array(agent_idx)),
+            "score": pa.array(score, pa.float64(), mask=unscored),
+            "submitted_at": pa.array(submitted, pa.timestamp("us")),
+        },
+        schema=ATTEMPTS_SCHEMA,
+    )
+
+
+def _dirty_rows(
+    tables: dict[str, pa.Table], spec: PlatformSpec
+) -> tuple[dict[str, pa.Table], pa.Table]:
+    """Append a handful of bad rows of every kind and list them with the expected reason."""
+    attempts = tables["attempts"]
+    if attempts.num_rows == 0:
+        raise ValueError("dirty=True needs n_attempts >= 1 (one attempt is duplicated)")
+    n = spec.n_attempts
+    width = max(9, len(str(n + 100)))
+    new_id = [f"att-{n + k:0{width}d}" for k in range(1, 10)]
+    challenge = tables["challenges"].column("challenge_id")[-1].as_py()
+    agent = tables["agents"].column("agent_id")[0].as_py()
+    model = tables["models"].column("model_id")[0].as_py()
+    family = tables["models"].column("model_family")[0].as_py()
+    when = datetime(2026, 1, 1, 1, 0)
+    existing = attempts.slice(0, 1).to_pylist()[0]
+
+    def attempt(
+        attempt_id: str | None, score: float, c: str | None = challenge, a: str | None = agent
+    ) -> dict:
+        """One attempt row with valid defaults."""
+        return {
+            "attempt_id": attempt_id,
+            "challenge_id": c,
+            "agent_id": a,
+            "score": score,
+            "submitted_at": when,
+        }
+
+    bad_attempts: list[tuple[dict, str, str]] = [
+        (
+            attempt(None, 50.0),
+            f"attempt_id IS NULL (agent {agent}, challenge {challenge})",
+            "null_attempt_id",
+        ),
+        (existing, existing["attempt_id"], "duplicate_attempt_id"),
+        (attempt(new_id[0], 40.0), new_id[0], "conflicting_attempt_id"),
+        (attempt(new_id[0], 70.0), new_id[0], "conflicting_attempt_id"),
+        (attempt(new_id[1], 150.0), new_id[1], "score_out_of_range"),
+        (attempt(new_id[2], -3.0), new_id[2], "score_out_of_range"),
+        (attempt(new_id[3], math.nan), new_id[3], "score_not_finite"),
+        (attempt(new_id[4], math.inf), new_id[4], "score_not_finite"),
+        (attempt(new_id[5], 55.0, c="ch-unknown"), new_id[5], "unknown_challenge_id"),
+        (attempt(new_id[6], 55.0, a="agent-unknown"), new_id[6], "unknown_agent_id"),
+        (attempt(new_id[7], 55.0, c=None), new_id[7], "null_challenge_id"),
+        (attempt(new_id[8], 55.0, a=None), new_id[8], "null_agent_id"),
+    ]
+
+    def challenge_row(challenge_id: str | None, template_id: str, variables: str) -> dict:
+        """One standalone-style challenge row."""
+        return {
+            "challenge_id": challenge_id,
+            "template_id": template_id,
+            "variables": variables,
+            "briefing_style": None,
+            "experiment_id": None,
+            "experiment_arm": None,
+            "tags": [],
+        }
+
+    bad_challenges: list[tuple[dict, str, str]] = [
+        (
+            challenge_row("ch-dirty-dup", "tpl-x01", "{}"),
+            "ch-dirty-dup",
+            "conflicting_challenge_id",
+        ),
+        (
+            challenge_row("ch-dirty-dup", "tpl-x02", "{}"),
+            "ch-dirty-dup",
+            "conflicting_challenge_id",
+        ),
+        (
+            challenge_row("ch-dirty-badjson", "tpl-x03", '{"framework": "Hono"'),
+            "ch-dirty-badjson",
+            "malformed_variables_json",
+        ),
+        (
+            challenge_row("ch-dirty-array", "tpl-x04", "[1,2]"),
+            "ch-dirty-array",
+            "variables_not_json_object",
+        ),
+        (
+            challenge_row(None, "tpl-x05", "{}"),
+            "challenge_id IS NULL (template tpl-x05)",
+            "null_challenge_id",
+        ),
+    ]
+    bad_agents: list[tuple[dict, str, str]] = [
+        (
+            {"agent_id": "agent-dirty-orphan", "model_id": "model-unknown"},
+            "agent-dirty-orphan",
+            "unknown_model_id",
+        ),
+        (
+            {"agent_id": None, "model_id": model},
+            f"agent_id IS NULL (model {model})",
+            "null_agent_id",
+        ),
+    ]
+    cutoff = date(2025, 1, 1)
+    bad_models: list[tuple[dict, str, str]] = [
+        (
+            {"model_id": "model-dirty-nofamily", "model_family": None, "training_cutoff": cutoff},
+            "model-dirty-nofamily",
+            "null_model_family",
+        ),
+        (
+            {"model_id": None, "model_family": family, "training_cutoff": cutoff},
+            f"model_id IS NULL (family {family})",
+            "null_model_id",
+        ),
+    ]
+
+    bad = {
+        "attempts": bad_attempts,
+        "challenges": bad_challenges,
+        "agents": bad_agents,
+        "models": bad_models,
+    }
+    dirty_tables = {
+        name: pa.concat_tables(
+            [
+                tables[name],
+                pa.Table.from_pylist([row for row, _, _ in bad[name]], schema=SCHEMAS[name]),
+            ]
+        ).combine_chunks()
+        for name in tables
+    }
+    listing = pa.Table.from_pylist(
+        [
+            {"source_table": name, "row_key": key, "expected_reason": reason}
+            for name, rows in bad.items()
+            for _, key, reason in rows
+        ],
+        schema=DIRTY_ROWS_SCHEMA,
+    )
+    return dirty_tables, listing
+
+
+def generate_platform(spec: PlatformSpec = PlatformSpec()) -> Platform:
+    """Generate the raw tables and the planted truth for ``spec`` (deterministic in its seed)."""
+    _validate(spec)
+    structure_rng, attempts_rng = (
+        np.random.default_rng(s) for s in np.random.SeedSequence(spec.seed).spawn(2)
+    )
+    challenges = _build_challenges(spec)
+    models, agents, agent_family_idx, agent_offset = _build_population(spec, structure_rng)
+    difficulty = _difficulty(challenges, structure_rng)
+    hard, bias, bias_truth, hard_truth = _planted_shifts(spec, challenges)
+    expected = (
+        BASE_SCORE
+        + (difficulty + hard)[:, None]
+        + agent_offset[None, :]
+        + bias[:, agent_family_idx]
+    )
+    routing = _routing_weights(spec, challenges, difficulty + hard)
+    attempts = _simulate_attempts(
+        spec, challenges.ids, agents, expected, agent_family_idx, routing, attempts_rng
+    )
+    tables = {
+        "attempts": attempts,
+        "challenges": challenges.table,
+        "agents": agents,
+        "models": models,
+    }
+    dirty = pa.Table.from_pylist([], schema=DIRTY_ROWS_SCHEMA)
+    if spec.dirty:
+        tables, dirty = _dirty_rows(tables, spec)
+    return Platform(
+        spec=spec,
+        tables=tables,
+        planted_family_biases=bias_truth,
+        planted_hard_combinations=hard_truth,
+        dirty_rows=dirty,
+    )
+
+
+def _quote(identifier: str) -> str:
+    """Quote a SQL identifier for DuckDB."""
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def write_duckdb(platform: Platform, database_path: str, schema: str = "raw") -> None:
+    """Write every table to ``schema.<table>`` in a DuckDB file, keeping the contract types."""
+    with duckdb.connect(str(database_path)) as con:
+        con.execute(f"CREATE SCHEMA IF NOT EXISTS {_quote(schema)}")
+        for name, table in platform.tables.items():
+            con.register("_demo_source", table)
+            columns = ", ".join(
+                f"CAST({_quote(col)} AS {sql_type}) AS {_quote(col)}"
+                for col, sql_type in DUCKDB_TYPES[name].items()
+            )
+            con.execute(
+                f"CREATE OR REPLACE TABLE {_quote(schema)}.{_quote(name)} AS "
+                f"SELECT {columns} FROM _demo_source"
+            )
+            con.unregister("_demo_source")
+
+
+def write_parquet(platform: Platform, directory: str) -> None:
+    """Write every table to ``<directory>/<table>.parquet``, creating the directory."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, table in platform.tables.items():
+        pq.write_table(table, out / f"{name}.parquet")
+
+
+def truth_as_dict(platform: Platform) -> dict[str, Any]:
+    """Return the spec and the planted ground truth as JSON-serialisable data."""
+    spec = dataclasses.asdict(platform.spec)
+    spec["family_skill"] = [float(x) for x in _family_skill(platform.spec)]
+    return {
+        "spec": spec,
+        "planted_family_biases": platform.planted_family_biases.to_pylist(),
+        "planted_hard_combinations": platform.planted_hard_combinations.to_pylist(),
+        "dirty_rows": platform.dirty_rows.to_pylist(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point: generate a platform and write it to DuckDB or Parquet."""
+    parser = argparse.ArgumentParser(
+        prog="python -m challenge_fairness.demo",
+        description="Generate a simulated evaluation platform's raw tables.",
+    )
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--duckdb", metavar="PATH", help="DuckDB database file to write")
+    target.add_argument("--parquet-dir", metavar="DIR", help="directory for <table>.parquet files")
+    parser.add_argument("--schema", default="raw", help="DuckDB schema (default: raw)")
+    parser.add_argument(
+        "--attempts", type=int, default=PlatformSpec.n_attempts, help="number of attempts"
+    )
+    parser.add_argument("--seed", type=int, default=PlatformSpec.seed, help="random seed")
+    parser.add_argument("--dirty", action="store_true", help="append bad rows of every kind")
+    parser.add_argument("--truth-json", metavar="PATH", help="also write the planted truth as JSON")
+    args = parser.parse_args(argv)
+
+    platform = generate_platform(
+        PlatformSpec(seed=args.seed, n_attempts=args.attempts, dirty=args.dirty)
+    )
+    if args.duckdb:
+        write_duckdb(platform, args.duckdb, args.schema)
+        where = f"{args.duckdb} (schema {args.schema})"
+    else:
+        write_parquet(platform, args.parquet_dir)
+        where = args.parquet_dir
+    if args.truth_json:
+        Path(args.truth_json).write_text(json.dumps(truth_as_dict(platform), indent=2) + "\n")
+    counts = ", ".join(f"{t.num_rows:,} {name}" for name, t in platform.tables.items())
+    n_dirty = platform.dirty_rows.num_rows
+    print(f"wrote {counts} to {where} (seed {args.seed}, {n_dirty} dirty rows)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
