@@ -1,0 +1,277 @@
+"""Tier 3: `dbt build` end to end on fixtures whose answers are computed independently."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import pandas_reference
+from challenge_fairness.demo import SCHEMAS, PlatformSpec, generate_platform, write_parquet
+from conftest import read_table, run_dbt
+
+pytestmark = pytest.mark.dbt
+RTOL = 1e-9
+
+KEYS = {
+    "fct_family_deviation": ["challenge_id", "model_family"],
+    "fct_combination_difficulty": ["template_id", "variable_combination"],
+    "fct_family_kruskal_wallis": ["challenge_id"],
+    "fct_family_effect_sizes": ["challenge_id", "family_a", "family_b"],
+}
+
+
+def edge_case_tables(tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
+    """Append challenges that exercise every degenerate path to generated tables."""
+    agents = tables["agents"].to_pandas().merge(tables["models"].to_pandas(), on="model_id")
+    by_family = {family: list(group["agent_id"]) for family, group in agents.groupby("model_family")}
+    families = sorted(by_family)
+    rng = np.random.default_rng(5)
+    rows: list[dict[str, object]] = []
+
+    def add(challenge_id: str, family: str, score: float | None) -> None:
+        rows.append(
+            {
+                "attempt_id": f"edge-{len(rows):05d}",
+                "challenge_id": challenge_id,
+                "agent_id": by_family[family][len(rows) % len(by_family[family])],
+                "score": score,
+                "submitted_at": pd.Timestamp("2026-03-01") + pd.Timedelta(minutes=len(rows)),
+            }
+        )
+
+    for _ in range(120):  # one family only
+        add("edge-one-family", families[0], float(rng.integers(0, 101)))
+    for index in range(150):  # every score identical
+        add("edge-constant", families[index % len(families)], 50.0)
+    for index in range(20):  # fewer than min_attempts
+        add("edge-thin", families[index % 2], float(rng.integers(0, 101)))
+    add("edge-singleton", families[0], 80.0)  # a family with a single attempt
+    for index in range(150):
+        family = families[1 + index % (len(families) - 1)]
+        add("edge-singleton", family, round(float(rng.normal(55, 12)), 1))  # non-integer scores
+    for index in range(30):  # two families, each constant but different
+        add("edge-two-constants", families[index % 2], 10.0 if index % 2 else 90.0)
+    add("edge-unscored", families[0], None)
+    extra_attempts = pa.Table.from_pylist(rows, schema=SCHEMAS["attempts"])
+
+    edge_ids = sorted({str(row["challenge_id"]) for row in rows} | {"edge-no-attempts"})
+    extra_challenges = pa.Table.from_pylist(
+        [
+            {
+                "challenge_id": challenge_id,
+                "template_id": f"tpl-{challenge_id}",
+                "variables": "{}",
+                "briefing_style": None,
+                "experiment_id": None,
+                "experiment_arm": None,
+                "tags": [],
+            }
+            for challenge_id in edge_ids
+        ],
+        schema=SCHEMAS["challenges"],
+    )
+    return {
+        **tables,
+        "attempts": pa.concat_tables([tables["attempts"], extra_attempts]),
+        "challenges": pa.concat_tables([tables["challenges"], extra_challenges]),
+    }
+
+
+@pytest.fixture(scope="session")
+def platform_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """Generated platform + edge cases as parquet, built once with dbt."""
+    work = tmp_path_factory.mktemp("platform")
+    platform = generate_platform(PlatformSpec(seed=11, n_attempts=30_000))
+    platform = dataclasses.replace(platform, tables=edge_case_tables(platform.tables))
+    write_parquet(platform, str(work / "raw"))
+    database = work / "marts.duckdb"
+    run = run_dbt(
+        ["build"],
+        database=database,
+        work_dir=work,
+        dbt_vars={"raw_parquet_dir": str(work / "raw"), "fairness_gate_severity": "warn"},
+    )
+    assert run.success, run.output
+    tables = {name: table.to_pandas() for name, table in platform.tables.items()}
+    return {"database": database, "tables": tables, "platform": platform, "work": work}
+
+
+def assert_frames_match(actual: pd.DataFrame, expected: pd.DataFrame, keys: list[str]) -> None:
+    """Same keys, and every shared column equal (floats to RTOL, NaN == NULL)."""
+    actual = actual.sort_values(keys).reset_index(drop=True)
+    expected = expected.sort_values(keys).reset_index(drop=True)
+    assert len(actual) == len(expected)
+    pd.testing.assert_frame_equal(actual[keys], expected[keys], check_dtype=False)
+    for column in expected.columns:
+        if column in keys:
+            continue
+        want, got = expected[column], actual[column]
+        if pd.api.types.is_float_dtype(want) or pd.api.types.is_float_dtype(got):
+            want_values = want.astype(float).to_numpy()
+            got_values = got.astype(float).to_numpy()
+            np.testing.assert_array_equal(np.isnan(got_values), np.isnan(want_values), column)
+            np.testing.assert_allclose(got_values, want_values, rtol=RTOL, atol=1e-9, err_msg=column)
+        else:
+            assert list(got.astype(object).where(got.notna(), None)) == list(
+                want.astype(object).where(want.notna(), None)
+            ), column
+
+
+@pytest.mark.parametrize("mart", list(KEYS))
+def test_mart_equals_independent_pandas_scipy_computation(
+    platform_build: dict[str, object], mart: str
+) -> None:
+    expected = pandas_reference.compute_marts(platform_build["tables"])[mart]
+    actual = read_table(platform_build["database"], f"select * from main.{mart}")
+    assert_frames_match(actual, expected, KEYS[mart])
+
+
+def test_degenerate_challenges_get_null_statistics_with_reasons(
+    platform_build: dict[str, object],
+) -> None:
+    kw = read_table(
+        platform_build["database"],
+        "select * from main.fct_family_kruskal_wallis where challenge_id like 'edge-%'",
+    ).set_index("challenge_id")
+    assert kw.loc["edge-one-family", "status"] == "not_testable"
+    assert "fewer than two families" in kw.loc["edge-one-family", "reason"]
+    assert kw.loc["edge-constant", "status"] == "not_testable"
+    assert "identical" in kw.loc["edge-constant", "reason"]
+    assert kw.loc["edge-thin", "status"] == "insufficient_evidence"
+    assert kw.loc["edge-no-attempts", "attempts"] == 0
+    assert kw.loc["edge-no-attempts", "status"] == "insufficient_evidence"
+    assert pd.isna(kw.loc["edge-no-attempts", "h_statistic"])
+    assert kw.loc["edge-singleton", "status"] == "tested"
+
+    effects = read_table(
+        platform_build["database"],
+        "select * from main.fct_family_effect_sizes where challenge_id like 'edge-%'",
+    )
+    singleton = effects[(effects.challenge_id == "edge-singleton") & (effects.attempts_a == 1)]
+    assert len(singleton) > 0 and singleton.cohens_d.isna().all()
+    assert (singleton.status == "not_computable").all()
+    assert singleton.reason.str.contains("fewer than two").all()
+    constants = effects[effects.challenge_id == "edge-two-constants"]
+    assert constants.cohens_d.isna().all() and (constants.pooled_sd == 0).all()
+
+
+def test_unscored_attempts_are_counted_not_rejected(platform_build: dict[str, object]) -> None:
+    tables = platform_build["tables"]
+    counts = read_table(
+        platform_build["database"], "select * from main.fct_source_row_counts"
+    ).set_index("source_table")
+    assert counts.loc["attempts", "unscored_rows"] == tables["attempts"]["score"].isna().sum()
+    assert counts.loc["attempts", "rejected_rows"] == 0
+    deviation = read_table(
+        platform_build["database"], "select sum(unscored_attempts) as n from main.fct_family_deviation"
+    )
+    assert deviation.n[0] <= counts.loc["attempts", "unscored_rows"]
+
+
+def test_rejects_keep_every_bad_row_with_its_reason(tmp_path: Path) -> None:
+    platform = generate_platform(PlatformSpec(seed=3, n_attempts=5_000, dirty=True))
+    write_parquet(platform, str(tmp_path / "raw"))
+    database = tmp_path / "dirty.duckdb"
+    run = run_dbt(
+        ["build", "--select", "+fct_rejected_rows", "+fct_source_row_counts",
+         "--indirect-selection", "cautious"],
+        database=database,
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(tmp_path / "raw")},
+    )
+    assert run.success, run.output
+    rejected = read_table(database, "select * from main.fct_rejected_rows")
+    expected = platform.dirty_rows.to_pandas()
+    got = rejected.groupby(["source_table", "rejection_reason"]).size().sort_index()
+    want = expected.groupby(["source_table", "expected_reason"]).size().sort_index()
+    want.index = want.index.set_names(["source_table", "rejection_reason"])
+    pd.testing.assert_series_equal(got, want, check_names=False)
+    assert rejected.raw_record.notna().all()
+
+    counts = read_table(database, "select * from main.fct_source_row_counts").set_index("source_table")
+    for name, table in platform.tables.items():
+        assert counts.loc[name, "raw_rows"] == table.num_rows
+        assert counts.loc[name, "raw_rows"] == counts.loc[name, "clean_rows"] + counts.loc[name, "rejected_rows"]
+    assert counts.is_conserved.all()
+
+
+def test_gate_fails_the_build_naming_challenge_family_value_and_threshold(
+    platform_build: dict[str, object], tmp_path: Path
+) -> None:
+    database = tmp_path / "gate.duckdb"
+    run = run_dbt(
+        ["build"],
+        database=database,
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(platform_build["work"] / "raw")},
+    )
+    assert not run.success
+    planted = platform_build["platform"].planted_family_biases.to_pylist()
+    for bias in planted:
+        assert f"challenge '{bias['challenge_id']}', family '{bias['model_family']}'" in run.output
+    assert "exceeds the threshold of 10 (family_deviation_threshold)" in run.output
+    assert "(combination_deviation_threshold)" in run.output
+    results = read_table(database, "select * from main.fct_fairness_gate_results")
+    assert set(results.suite_name) == {
+        "family_deviation_within_threshold",
+        "combination_difficulty_within_threshold",
+    }
+    assert not results.success.any()
+
+
+def test_lower_threshold_fails_and_warn_severity_records_but_passes(
+    platform_build: dict[str, object], tmp_path: Path
+) -> None:
+    raw = str(platform_build["work"] / "raw")
+    strict = {"raw_parquet_dir": raw, "family_deviation_threshold": 3, "combination_deviation_threshold": 100}
+    database = tmp_path / "strict.duckdb"
+    run = run_dbt(["build"], database=database, work_dir=tmp_path, dbt_vars=strict)
+    assert not run.success
+    assert "exceeds the threshold of 3 (family_deviation_threshold)" in run.output
+    flagged = read_table(database, "select count(*) as n from main.fct_family_deviation where is_flagged")
+    results = read_table(database, "select * from main.fct_fairness_gate_results").set_index("suite_name")
+    assert results.loc["family_deviation_within_threshold", "failing_rows"] == flagged.n[0] > 3
+    assert bool(results.loc["combination_difficulty_within_threshold", "success"])
+
+    run = run_dbt(
+        ["build"],
+        database=database,
+        work_dir=tmp_path,
+        dbt_vars={**strict, "fairness_gate_severity": "warn"},
+    )
+    assert run.success, run.output
+    assert "FAIRNESS GATE (warn)" in run.output
+    results = read_table(database, "select * from main.fct_fairness_gate_results")
+    assert (results.severity == "warn").all()
+    assert not results.set_index("suite_name").loc["family_deviation_within_threshold", "success"]
+
+
+def test_gate_passes_on_a_fair_platform(tmp_path: Path) -> None:
+    fair = generate_platform(
+        PlatformSpec(seed=21, n_attempts=30_000, planted_family_biases=(), planted_hard_combinations=())
+    )
+    write_parquet(fair, str(tmp_path / "raw"))
+    database = tmp_path / "fair.duckdb"
+    run = run_dbt(
+        ["build"], database=database, work_dir=tmp_path, dbt_vars={"raw_parquet_dir": str(tmp_path / "raw")}
+    )
+    assert run.success, run.output
+    results = read_table(database, "select * from main.fct_fairness_gate_results")
+    assert results.success.all() and (results.evaluated_rows > 0).all()
+
+
+def test_unknown_gate_severity_is_a_clear_error(platform_build: dict[str, object], tmp_path: Path) -> None:
+    run = run_dbt(
+        ["build", "--select", "fct_fairness_gate_results"],
+        database=platform_build["database"],
+        work_dir=tmp_path,
+        dbt_vars={"fairness_gate_severity": "loud"},
+    )
+    assert not run.success
+    assert "fairness_gate_severity must be 'error' or 'warn'" in run.output

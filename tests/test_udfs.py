@@ -1,0 +1,122 @@
+"""Tier 2: the UDFs registered on an in-memory DuckDB, called from SQL."""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as scipy_stats
+
+from challenge_fairness.plugin import Plugin
+from challenge_fairness.registry import UDFS, register_udfs
+
+
+@pytest.fixture
+def connection() -> duckdb.DuckDBPyConnection:
+    connection = duckdb.connect()
+    Plugin(name="challenge_fairness", plugin_config={}).configure_connection(connection)
+    return connection
+
+
+def test_plugin_registers_every_udf_of_the_registry(connection: duckdb.DuckDBPyConnection) -> None:
+    registered = {
+        row[0]
+        for row in connection.sql(
+            "select function_name from duckdb_functions() where function_name like 'cf_%'"
+        ).fetchall()
+    }
+    assert registered == {spec.name for spec in UDFS}
+
+
+def test_registering_twice_on_one_instance_fails_loudly(
+    connection: duckdb.DuckDBPyConnection,
+) -> None:
+    with pytest.raises(Exception, match="already"):
+        register_udfs(connection)
+
+
+def test_kruskal_wallis_udf_over_many_challenges_matches_scipy(
+    connection: duckdb.DuckDBPyConnection,
+) -> None:
+    rng = np.random.default_rng(3)
+    rows = []
+    expected = {}
+    for challenge in range(200):
+        k = int(rng.integers(2, 6))
+        samples = [rng.integers(0, 101, size=int(rng.integers(1, 80))).astype(float) for _ in range(k)]
+        expected[challenge] = scipy_stats.kruskal(*samples)
+        for family, sample in enumerate(samples):
+            for value in sample:
+                rows.append((challenge, f"family_{family}", float(value)))
+    connection.execute("create table scores (challenge integer, family varchar, score double)")
+    connection.executemany("insert into scores values (?, ?, ?)", rows)
+    result = connection.sql(
+        """
+        with counted as (
+            select challenge, family, score, count(*) as n from scores group by all
+        )
+        select challenge, cf_kruskal_wallis(list(family), list(score), list(n)) as kw
+        from counted group by challenge order by challenge
+        """
+    ).fetchall()
+    assert len(result) == 200
+    for challenge, kw in result:
+        assert kw["status"] == "ok"
+        assert kw["h_statistic"] == pytest.approx(expected[challenge].statistic, rel=1e-9)
+        assert kw["p_value"] == pytest.approx(expected[challenge].pvalue, rel=1e-9)
+
+
+def test_kruskal_wallis_udf_degenerate_rows_are_null_with_reason(
+    connection: duckdb.DuckDBPyConnection,
+) -> None:
+    rows = connection.sql(
+        """
+        select cf_kruskal_wallis(groups, scores, counts) as kw from (values
+            (['a', 'a'], [1.0, 2.0], [3, 4]),
+            (['a', 'b'], [5.0, 5.0], [3, 4]),
+            ([]::varchar[], []::double[], []::bigint[]),
+            (null, null, null)
+        ) as t(groups, scores, counts)
+        """
+    ).fetchall()
+    one_family, identical, empty, missing = (row[0] for row in rows)
+    assert one_family["h_statistic"] is None and "fewer than two" in one_family["reason"]
+    assert identical["h_statistic"] is None and "identical" in identical["reason"]
+    assert empty["status"] == "not_computable"
+    assert missing is None
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 50), st.floats(0, 100), st.floats(0, 900)), min_size=1, max_size=50
+    )
+)
+@settings(max_examples=50, deadline=None)
+def test_cohens_d_udf_equals_the_pure_function(rows: list[tuple[int, float, float]]) -> None:
+    from challenge_fairness import stats
+
+    connection = duckdb.connect()
+    register_udfs(connection)
+    table = [(n, m, v, n + 1, m / 2, v / 3) for n, m, v in rows]
+    connection.execute(
+        "create table moments (na double, ma double, va double, nb double, mb double, vb double)"
+    )
+    connection.executemany("insert into moments values (?, ?, ?, ?, ?, ?)", table)
+    got = connection.sql(
+        "select d.cohens_d, d.status from (select cf_cohens_d(na, ma, va, nb, mb, vb) as d from moments)"
+    ).fetchall()
+    expected = stats.cohens_d(*np.array(table, dtype=float).T)
+    for (d, status), want, want_status in zip(got, expected.cohens_d, expected.status, strict=True):
+        assert status == want_status
+        if np.isnan(want):
+            assert d is None
+        else:
+            assert d == pytest.approx(want, rel=1e-12)
+
+
+def test_cohens_d_udf_handles_null_moments(connection: duckdb.DuckDBPyConnection) -> None:
+    (row,) = connection.sql("select cf_cohens_d(1, 5.0, null, 10, 4.0, 2.0) as d").fetchall()
+    assert row[0]["cohens_d"] is None
+    assert "fewer than two" in row[0]["reason"]
