@@ -48,13 +48,9 @@ def run_dbt(
         if event.info.level in ("info", "warn", "error"):
             messages.append(event.info.msg)
 
-    command = [
-        *args,
-        "--project-dir", str(project_dir),
-        "--profiles-dir", str(project_dir),
-        "--target-path", str(work_dir / "target"),
-        "--log-path", str(work_dir / "logs"),
-    ]
+    command = [*args, "--project-dir", str(project_dir), "--profiles-dir", str(project_dir)]
+    if args[0] != "deps":
+        command += ["--target-path", str(work_dir / "target"), "--log-path", str(work_dir / "logs")]
     if dbt_vars:
         command += ["--vars", json.dumps(dbt_vars)]
     previous = os.environ.get("CHALLENGE_FAIRNESS_DUCKDB")
