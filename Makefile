@@ -1,0 +1,32 @@
+# Quickstart:  make demo   (set up, build the demo platform's fairness marts, print findings)
+#              make test   (the test suite)
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+DATABASE ?= challenge_fairness.duckdb
+
+.PHONY: setup demo test bench clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.lock pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $@
+
+demo: setup
+	rm -f $(DATABASE)
+	$(BIN)/python -m challenge_fairness.demo --duckdb $(DATABASE) --dirty --truth-json target/demo_truth.json
+	CHALLENGE_FAIRNESS_DUCKDB=$(DATABASE) $(BIN)/dbt build --vars '{fairness_gate_severity: warn}'
+	$(BIN)/python -m challenge_fairness.summary $(DATABASE)
+
+test: setup
+	$(BIN)/python -m pytest
+
+bench: setup
+	$(BIN)/python bench/bench_core.py
+
+clean:
+	rm -rf target logs dbt_packages integration_tests/target integration_tests/logs \
+		integration_tests/dbt_packages $(DATABASE)

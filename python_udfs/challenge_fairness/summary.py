@@ -1,0 +1,110 @@
+"""Print what a build found: flagged challenges and combinations, the gate, rejected rows.
+
+    python -m challenge_fairness.summary [DUCKDB_PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import duckdb
+
+MARTS = (
+    "fct_family_deviation",
+    "fct_combination_difficulty",
+    "fct_family_kruskal_wallis",
+    "fct_family_effect_sizes",
+    "fct_fairness_gate_results",
+    "fct_rejected_rows",
+    "fct_source_row_counts",
+)
+
+
+def _rows(connection: duckdb.DuckDBPyConnection, sql: str) -> list[tuple]:
+    return connection.sql(sql).fetchall()
+
+
+def summarise(database: Path, schema: str = "main") -> str:
+    """The summary text of the marts in `database`."""
+    lines: list[str] = []
+    with duckdb.connect(str(database), read_only=True) as connection:
+        flagged = _rows(
+            connection,
+            f"""select challenge_id, model_family, deviation, attempts, challenge_attempts
+            from {schema}.fct_family_deviation where is_flagged
+            order by abs(deviation) desc""",
+        )
+        lines.append(f"Family deviations beyond the threshold ({len(flagged)}):")
+        lines += [
+            f"  challenge {c}: family {f} {d:+.1f} points ({n} of {total} scored attempts)"
+            for c, f, d, n, total in flagged
+        ] or ["  none"]
+
+        combinations = _rows(
+            connection,
+            f"""select template_id, variable_combination, deviation, attempts
+            from {schema}.fct_combination_difficulty where is_flagged
+            order by abs(deviation) desc""",
+        )
+        lines.append(f"Variable combinations beyond the threshold ({len(combinations)}):")
+        lines += [
+            f"  template {t} {v}: {d:+.1f} points vs the template mean ({n} attempts)"
+            for t, v, d, n in combinations
+        ] or ["  none"]
+
+        statuses = _rows(
+            connection,
+            f"""select status, count(*), count(*) filter (where p_value < 0.05)
+            from {schema}.fct_family_kruskal_wallis group by status order by status""",
+        )
+        lines.append("Kruskal-Wallis by family (reported, not gating):")
+        lines += [f"  {s}: {n} challenges, {p} with p < 0.05" for s, n, p in statuses]
+        (large,) = _rows(
+            connection,
+            f"select count(*) from {schema}.fct_family_effect_sizes where is_flagged",
+        )
+        lines.append(f"Family pairs with |Cohen's d| above the threshold (reported): {large[0]}")
+
+        gate = _rows(
+            connection,
+            f"""select suite_name, success, failing_rows, severity
+            from {schema}.fct_fairness_gate_results order by suite_name""",
+        )
+        lines.append("Great Expectations gate:")
+        lines += [
+            f"  {s}: {'passed' if ok else f'FAILED on {n} rows'} (severity {sev})"
+            for s, ok, n, sev in gate
+        ]
+
+        counts = _rows(
+            connection,
+            f"""select source_table, raw_rows, clean_rows, rejected_rows
+            from {schema}.fct_source_row_counts order by source_table""",
+        )
+        reasons = _rows(
+            connection,
+            f"""select source_table, rejection_reason, count(*) from {schema}.fct_rejected_rows
+            group by all order by all""",
+        )
+        lines.append("Source rows (raw = clean + rejected):")
+        lines += [f"  {t}: {r} = {c} + {x}" for t, r, c, x in counts]
+        lines += [f"  rejected {t}: {n} x {reason}" for t, reason, n in reasons]
+
+    lines.append(f"Marts are tables in {database} (schema {schema}): {', '.join(MARTS)}.")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(prog="python -m challenge_fairness.summary")
+    parser.add_argument("database", nargs="?", default="challenge_fairness.duckdb")
+    parser.add_argument("--schema", default="main")
+    args = parser.parse_args(argv)
+    print(summarise(Path(args.database), args.schema))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
