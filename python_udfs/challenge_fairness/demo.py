@@ -774,6 +774,7 @@ def main(argv: list[str] | None = None) -> int:
         write_parquet(platform, args.parquet_dir)
         where = args.parquet_dir
     if args.truth_json:
+        Path(args.truth_json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.truth_json).write_text(json.dumps(truth_as_dict(platform), indent=2) + "\n")
     counts = ", ".join(f"{t.num_rows:,} {name}" for name, t in platform.tables.items())
     n_dirty = platform.dirty_rows.num_rows
