@@ -4,6 +4,8 @@
     suspect), else 'duplicate' for every copy after the first by `source_row_number`
     (exact repeats, e.g. a log ingested twice: the first copy is kept).
     Returns a select with columns (source_row_number, duplicate_kind).
+    One grouping pass: copies differ when the min and max of their row hash differ
+    (no count(distinct), which would cost a hash set per key).
 #}
 {% macro key_duplicates(relation, key_column, compared_columns) -%}
     {%- if compared_columns | length == 0 -%}
@@ -12,7 +14,7 @@
     select
         keyed.source_row_number,
         case
-            when repeated_keys.variants > 1 then 'conflicting'
+            when repeated_keys.has_variants then 'conflicting'
             when row_number() over (
                 partition by keyed.{{ key_column }} order by keyed.source_row_number
             ) > 1 then 'duplicate'
@@ -21,7 +23,8 @@
     inner join (
         select
             {{ key_column }},
-            count(distinct hash({{ compared_columns | join(', ') }})) as variants
+            min(hash({{ compared_columns | join(', ') }}))
+                <> max(hash({{ compared_columns | join(', ') }})) as has_variants
         from {{ relation }}
         where {{ key_column }} is not null
         group by {{ key_column }}
