@@ -1,4 +1,7 @@
-"""The one declarative list of SQL-visible UDFs: name, arrow adapter, SQL signature."""
+"""The one declarative list of SQL-visible UDFs: name, arrow adapter, SQL signature.
+
+Return types are derived from the adapters' arrow types, so the two cannot drift apart.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow as pa
+
 from challenge_fairness import udfs
+
+_SCALAR_SQL_TYPES = {
+    pa.float64(): "DOUBLE",
+    pa.int64(): "BIGINT",
+    pa.int32(): "INTEGER",
+    pa.string(): "VARCHAR",
+    pa.bool_(): "BOOLEAN",
+}
+
+
+def sql_type(arrow_type: pa.DataType) -> str:
+    """The DuckDB SQL spelling of an arrow type (scalars, structs, lists)."""
+    if pa.types.is_struct(arrow_type):
+        fields = ", ".join(f"{field.name} {sql_type(field.type)}" for field in arrow_type)
+        return f"STRUCT({fields})"
+    if pa.types.is_list(arrow_type):
+        return f"{sql_type(arrow_type.value_type)}[]"
+    return _SCALAR_SQL_TYPES[arrow_type]
 
 
 @dataclass(frozen=True)
@@ -16,37 +39,27 @@ class UdfSpec:
     name: str
     function: Callable[..., Any]
     parameters: tuple[str, ...]
-    return_type: str
+    returns: pa.DataType
+
+    @property
+    def return_type(self) -> str:
+        return sql_type(self.returns)
 
 
-def _struct_sql(fields: dict[str, str]) -> str:
-    """SQL STRUCT type from field name -> SQL type."""
-    return "STRUCT(" + ", ".join(f"{name} {sql_type}" for name, sql_type in fields.items()) + ")"
-
+COMPRESSED_SCORES = ("VARCHAR[]", "DOUBLE[]", "BIGINT[]")
 
 UDFS: tuple[UdfSpec, ...] = (
+    UdfSpec("cf_kruskal_wallis", udfs.kruskal_wallis, COMPRESSED_SCORES, udfs.KRUSKAL_WALLIS_TYPE),
+    UdfSpec("cf_dunn", udfs.dunn, COMPRESSED_SCORES, pa.list_(udfs.DUNN_TYPE)),
+    UdfSpec("cf_cohens_d", udfs.cohens_d, ("DOUBLE",) * 6, udfs.COHENS_D_TYPE),
+    UdfSpec("cf_hedges_g", udfs.hedges_g, ("DOUBLE",) * 4, udfs.HEDGES_G_TYPE),
     UdfSpec(
-        name="cf_kruskal_wallis",
-        function=udfs.kruskal_wallis,
-        parameters=("VARCHAR[]", "DOUBLE[]", "BIGINT[]"),
-        return_type=_struct_sql(
-            {
-                "h_statistic": "DOUBLE",
-                "p_value": "DOUBLE",
-                "groups": "INTEGER",
-                "observations": "BIGINT",
-                "status": "VARCHAR",
-                "reason": "VARCHAR",
-            }
-        ),
+        "cf_trimmed_cell", udfs.trimmed_cell, ("DOUBLE[]", "BIGINT[]", "DOUBLE"),
+        udfs.TRIMMED_CELL_TYPE,
     ),
+    UdfSpec("cf_contrast_test", udfs.contrast_test, ("DOUBLE",) * 5, udfs.CONTRAST_TEST_TYPE),
     UdfSpec(
-        name="cf_cohens_d",
-        function=udfs.cohens_d,
-        parameters=("DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE"),
-        return_type=_struct_sql(
-            {"pooled_sd": "DOUBLE", "cohens_d": "DOUBLE", "status": "VARCHAR", "reason": "VARCHAR"}
-        ),
+        "cf_benjamini_hochberg", udfs.benjamini_hochberg, ("DOUBLE[]",), pa.list_(pa.float64())
     ),
 )
 

@@ -23,6 +23,29 @@ KRUSKAL_WALLIS_TYPE = pa.struct(
         ("reason", pa.string()),
     ]
 )
+TRIMMED_CELL_TYPE = pa.struct(
+    [
+        ("observations", pa.int64()),
+        ("trimmed_mean", pa.float64()),
+        ("trimmed_mean_variance", pa.float64()),
+        ("effective_n", pa.int64()),
+        ("status", pa.string()),
+        ("reason", pa.string()),
+    ]
+)
+CONTRAST_TEST_TYPE = pa.struct(
+    [(name, pa.float64()) for name in ("t_statistic", "p_value", "p_value_sidak", "ci_low", "ci_high")]
+)
+HEDGES_G_TYPE = pa.struct([(name, pa.float64()) for name in ("hedges_g", "ci_low", "ci_high")])
+DUNN_TYPE = pa.struct(
+    [
+        ("family_a", pa.string()),
+        ("family_b", pa.string()),
+        ("z_statistic", pa.float64()),
+        ("p_value", pa.float64()),
+        ("p_value_holm", pa.float64()),
+    ]
+)
 COHENS_D_TYPE = pa.struct(
     [
         ("pooled_sd", pa.float64()),
@@ -47,30 +70,44 @@ def _float_numpy(array: pa.Array) -> np.ndarray:
     return pc.cast(array, pa.float64()).to_numpy(zero_copy_only=False)
 
 
-def kruskal_wallis(
+def _grouped_rows(
     groups: pa.ChunkedArray, values: pa.ChunkedArray, counts: pa.ChunkedArray
-) -> pa.StructArray:
-    """cf_kruskal_wallis(groups VARCHAR[], values DOUBLE[], counts BIGINT[]) per row."""
+) -> tuple[list[tuple[np.ndarray, np.ndarray, np.ndarray] | None], np.ndarray]:
+    """Per SQL row, (group codes, values, counts) of its lists (None for a NULL row),
+    and the labels the codes index."""
     flat_groups, offsets, null_rows = _flat_list(groups)
     flat_values, value_offsets, null_values = _flat_list(values)
     flat_counts, count_offsets, null_counts = _flat_list(counts)
     if not (np.array_equal(offsets, value_offsets) and np.array_equal(offsets, count_offsets)):
-        raise ValueError("cf_kruskal_wallis: groups, values and counts lists differ in length")
-    codes = pc.dictionary_encode(pc.fill_null(flat_groups, "")).indices.to_numpy(
-        zero_copy_only=False
-    )
+        raise ValueError("groups, values and counts lists differ in length")
+    encoded = pc.dictionary_encode(pc.fill_null(flat_groups, ""))
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    labels = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
     value_numbers = _float_numpy(flat_values)
     count_numbers = np.nan_to_num(_float_numpy(flat_counts), nan=0).astype(np.int64)
-
-    rows: list[dict[str, object] | None] = []
+    rows: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = []
     for row, (start, stop) in enumerate(zip(offsets[:-1], offsets[1:], strict=True)):
         if null_rows[row] or null_values[row] or null_counts[row]:
             rows.append(None)
+        else:
+            rows.append(
+                (codes[start:stop], value_numbers[start:stop], count_numbers[start:stop])
+            )
+    return rows, labels
+
+
+def kruskal_wallis(
+    groups: pa.ChunkedArray, values: pa.ChunkedArray, counts: pa.ChunkedArray
+) -> pa.StructArray:
+    """cf_kruskal_wallis(groups VARCHAR[], values DOUBLE[], counts BIGINT[]) per row."""
+    rows, _ = _grouped_rows(groups, values, counts)
+    results = []
+    for row in rows:
+        if row is None:
+            results.append(None)
             continue
-        result = stats.kruskal_wallis(
-            codes[start:stop], value_numbers[start:stop], count_numbers[start:stop]
-        )
-        rows.append(
+        result = stats.kruskal_wallis(*row)
+        results.append(
             {
                 "h_statistic": result.h_statistic,
                 "p_value": result.p_value,
@@ -80,7 +117,67 @@ def kruskal_wallis(
                 "reason": result.reason,
             }
         )
-    return pa.array(rows, type=KRUSKAL_WALLIS_TYPE)
+    return pa.array(results, type=KRUSKAL_WALLIS_TYPE)
+
+
+def dunn(
+    groups: pa.ChunkedArray, values: pa.ChunkedArray, counts: pa.ChunkedArray
+) -> pa.ListArray:
+    """cf_dunn(groups, values, counts): a list of pairwise Dunn tests per row,
+    family_a < family_b alphabetically (z > 0 favours family_a's ranks)."""
+    rows, labels = _grouped_rows(groups, values, counts)
+    results: list[list[dict[str, object]] | None] = []
+    for row in rows:
+        if row is None:
+            results.append(None)
+            continue
+        pairs = []
+        for pair in stats.dunn(*row):
+            label_a, label_b = labels[pair.group_a], labels[pair.group_b]
+            sign = 1.0 if label_a < label_b else -1.0
+            pairs.append(
+                {
+                    "family_a": min(label_a, label_b),
+                    "family_b": max(label_a, label_b),
+                    "z_statistic": sign * pair.z_statistic,
+                    "p_value": pair.p_value,
+                    "p_value_holm": pair.p_value_holm,
+                }
+            )
+        results.append(sorted(pairs, key=lambda p: (p["family_a"], p["family_b"])))
+    return pa.array(results, type=pa.list_(DUNN_TYPE))
+
+
+def trimmed_cell(
+    values: pa.ChunkedArray, counts: pa.ChunkedArray, trim: pa.ChunkedArray
+) -> pa.StructArray:
+    """cf_trimmed_cell(values DOUBLE[], counts BIGINT[], trim DOUBLE) per (challenge, family)."""
+    flat_values, offsets, null_rows = _flat_list(values)
+    flat_counts, count_offsets, null_counts = _flat_list(counts)
+    if not np.array_equal(offsets, count_offsets):
+        raise ValueError("cf_trimmed_cell: values and counts lists differ in length")
+    value_numbers = _float_numpy(flat_values)
+    count_numbers = np.nan_to_num(_float_numpy(flat_counts), nan=0).astype(np.int64)
+    trims = _float_numpy(trim.combine_chunks())
+    results = []
+    for row, (start, stop) in enumerate(zip(offsets[:-1], offsets[1:], strict=True)):
+        if null_rows[row] or null_counts[row] or np.isnan(trims[row]):
+            results.append(None)
+            continue
+        cell = stats.trimmed_cell(
+            value_numbers[start:stop], count_numbers[start:stop], float(trims[row])
+        )
+        results.append(
+            {
+                "observations": cell.observations,
+                "trimmed_mean": cell.trimmed_mean,
+                "trimmed_mean_variance": cell.trimmed_mean_variance,
+                "effective_n": cell.effective_n,
+                "status": cell.status,
+                "reason": cell.reason,
+            }
+        )
+    return pa.array(results, type=TRIMMED_CELL_TYPE)
 
 
 def cohens_d(
@@ -102,4 +199,47 @@ def cohens_d(
             pa.array(result.reason, type=pa.string()),
         ],
         fields=list(COHENS_D_TYPE),
+    )
+
+
+def contrast_test(
+    estimate: pa.ChunkedArray,
+    standard_error: pa.ChunkedArray,
+    degrees_of_freedom: pa.ChunkedArray,
+    alpha: pa.ChunkedArray,
+    comparisons: pa.ChunkedArray,
+) -> pa.StructArray:
+    """cf_contrast_test(estimate, se, df, alpha, comparisons), vectorised over rows."""
+    columns = (estimate, standard_error, degrees_of_freedom, alpha, comparisons)
+    result = stats.contrast_test(*[_float_numpy(c.combine_chunks()) for c in columns])
+    return pa.StructArray.from_arrays(
+        [
+            pa.array(getattr(result, name), type=pa.float64(), from_pandas=True)
+            for name in CONTRAST_TEST_TYPE.names
+        ],
+        fields=list(CONTRAST_TEST_TYPE),
+    )
+
+
+def benjamini_hochberg(p_values: pa.ChunkedArray) -> pa.ListArray:
+    """cf_benjamini_hochberg(p DOUBLE[]): the list of q-values of each row's list."""
+    flat, offsets, null_rows = _flat_list(p_values)
+    p = _float_numpy(flat)
+    results: list[list[float] | None] = []
+    for row, (start, stop) in enumerate(zip(offsets[:-1], offsets[1:], strict=True)):
+        results.append(None if null_rows[row] else stats.benjamini_hochberg(p[start:stop]).tolist())
+    return pa.array(results, type=pa.list_(pa.float64()), from_pandas=True)
+
+
+def hedges_g(
+    n_a: pa.ChunkedArray, n_b: pa.ChunkedArray, cohens_d: pa.ChunkedArray, alpha: pa.ChunkedArray
+) -> pa.StructArray:
+    """cf_hedges_g(n_a, n_b, d, alpha), vectorised over rows."""
+    result = stats.hedges_g(*[_float_numpy(c.combine_chunks()) for c in (n_a, n_b, cohens_d, alpha)])
+    return pa.StructArray.from_arrays(
+        [
+            pa.array(getattr(result, name), type=pa.float64(), from_pandas=True)
+            for name in HEDGES_G_TYPE.names
+        ],
+        fields=list(HEDGES_G_TYPE),
     )

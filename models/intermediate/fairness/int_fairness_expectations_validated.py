@@ -5,9 +5,11 @@ def model(dbt, session):
     dbt.config(materialized="table")
     from challenge_fairness.gate import validate_marts
 
+    suite_names = [name.strip() for name in dbt.config.get("gx_suites").split(",") if name.strip()]
     marts = {
-        "fct_family_deviation": dbt.ref("fct_family_deviation").df(),
-        "fct_combination_difficulty": dbt.ref("fct_combination_difficulty").df(),
+        "fct_challenge_verdicts": dbt.ref("fct_challenge_verdicts"),
+        "fct_family_deviation": dbt.ref("fct_family_deviation"),
+        "fct_combination_difficulty": dbt.ref("fct_combination_difficulty"),
     }
     thresholds = {
         "family_deviation_threshold": float(dbt.config.get("family_deviation_threshold")),
@@ -16,8 +18,8 @@ def model(dbt, session):
         ),
     }
     return validate_marts(
-        marts,
-        suite_names=dbt.config.get("gx_suites"),
+        {name: relation.df() for name, relation in marts.items()},
+        suite_names=suite_names,
         thresholds=thresholds,
         severity=str(dbt.config.get("fairness_gate_severity")),
     )

@@ -30,6 +30,13 @@ measured as (
     from pairs
 ),
 
+corrected as (
+    select
+        *,
+        {{ hedges_g('attempts_a', 'attempts_b', 'effect.cohens_d', var('alpha')) }} as corrected_effect
+    from measured
+),
+
 labelled as (
     select
         challenge_id,
@@ -41,6 +48,9 @@ labelled as (
         mean_b,
         effect.pooled_sd,
         effect.cohens_d,
+        corrected_effect.hedges_g,
+        corrected_effect.ci_low as hedges_g_ci_low,
+        corrected_effect.ci_high as hedges_g_ci_high,
         case
             when abs(effect.cohens_d) < 0.5 then 'small'
             when abs(effect.cohens_d) <= 0.8 then 'medium'
@@ -49,7 +59,7 @@ labelled as (
         coalesce(abs(effect.cohens_d) > {{ var('effect_size_threshold') }}, false) as is_flagged,
         case when effect.status = 'ok' then 'computed' else 'not_computable' end as status,
         effect.reason
-    from measured
+    from corrected
 )
 
 select
@@ -62,6 +72,10 @@ select
     cast(mean_b as double) as mean_b,
     cast(pooled_sd as double) as pooled_sd,
     cast(cohens_d as double) as cohens_d,
+    cast(hedges_g as double) as hedges_g,
+    cast(hedges_g_ci_low as double) as hedges_g_ci_low,
+    cast(hedges_g_ci_high as double) as hedges_g_ci_high,
+    cast(1 - {{ var('alpha') }} as double) as interval_level,
     cast(magnitude as varchar) as magnitude,
     cast(is_flagged as boolean) as is_flagged,
     cast(status as varchar) as status,
