@@ -275,3 +275,74 @@ def test_unknown_gate_severity_is_a_clear_error(platform_build: dict[str, object
     )
     assert not run.success
     assert "fairness_gate_severity must be 'error' or 'warn'" in run.output
+
+
+def test_adjusted_effects_and_verdicts_equal_an_independent_computation(
+    platform_build: dict[str, object],
+) -> None:
+    import verdict_reference
+
+    expected_verdicts, expected_effects = verdict_reference.verdicts(platform_build["tables"])
+    effects = read_table(
+        platform_build["database"],
+        "select * from main.fct_family_adjusted_effects where adjusted_deviation is not null",
+    )
+    columns = [
+        "adjusted_deviation", "standard_error", "degrees_of_freedom", "t_statistic", "p_value",
+        "p_value_sidak", "ci_low", "ci_high", "is_significant", "is_flagged",
+    ]
+    assert_frames_match(
+        effects[["challenge_id", "model_family", *columns]],
+        expected_effects[["challenge_id", "model_family", *columns]],
+        ["challenge_id", "model_family"],
+    )
+    verdicts = read_table(platform_build["database"], "select * from main.fct_challenge_verdicts")
+    assert_frames_match(
+        verdicts[["challenge_id", "verdict", "p_value", "q_value"]],
+        expected_verdicts[["challenge_id", "verdict", "p_value", "q_value"]],
+        ["challenge_id"],
+    )
+
+
+def test_every_challenge_has_one_verdict_with_a_reason(platform_build: dict[str, object]) -> None:
+    verdicts = read_table(
+        platform_build["database"], "select * from main.fct_challenge_verdicts"
+    ).set_index("challenge_id")
+    challenges = platform_build["tables"]["challenges"]
+    assert sorted(verdicts.index) == sorted(challenges.challenge_id)
+    assert verdicts.reason.notna().all() and (verdicts.reason.str.len() > 10).all()
+    expected = {
+        "edge-one-family": "not_testable",
+        "edge-constant": "not_testable",
+        "edge-thin": "insufficient_evidence",
+        "edge-no-attempts": "insufficient_evidence",
+        "edge-singleton": "insufficient_evidence",  # one family has a single attempt
+        "edge-unscored": "insufficient_evidence",
+    }
+    for challenge, verdict in expected.items():
+        assert verdicts.loc[challenge, "verdict"] == verdict, verdicts.loc[challenge, "reason"]
+    assert "min_family_attempts" in verdicts.loc["edge-singleton", "reason"]
+    planted = platform_build["platform"].planted_family_biases.to_pandas()
+    flagged = verdicts[verdicts.verdict == "flagged"]
+    assert set(flagged.index) == set(planted.challenge_id)
+    for _, bias in planted.iterrows():
+        row = verdicts.loc[bias.challenge_id]
+        assert row.lead_family == bias.model_family
+        assert np.sign(row.lead_adjusted_deviation) == np.sign(bias["shift"])
+        assert row.lead_ci_low < bias["shift"] < row.lead_ci_high
+    thin = verdicts[verdicts.attempts < 100]
+    assert (thin.verdict != "pass").all()
+
+
+def test_dunn_pairs_name_the_biased_family_on_flagged_challenges(
+    platform_build: dict[str, object],
+) -> None:
+    planted = platform_build["platform"].planted_family_biases.to_pandas()
+    dunn = read_table(platform_build["database"], "select * from main.fct_family_pairwise_dunn")
+    for _, bias in planted.iterrows():
+        pairs = dunn[dunn.challenge_id == bias.challenge_id]
+        significant = pairs[pairs.is_significant]
+        involved = set(significant.family_a) | set(significant.family_b)
+        assert bias.model_family in involved
+        with_biased = pairs[(pairs.family_a == bias.model_family) | (pairs.family_b == bias.model_family)]
+        assert with_biased.is_significant.mean() >= 0.8

@@ -1,0 +1,200 @@
+"""Tier 1 for the verdict's statistics: against scipy, or an independent computation."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from scipy import stats as scipy_stats
+
+from challenge_fairness import stats
+from test_stats import compress, grouped_samples, integer_scores
+
+RTOL = 1e-9
+
+samples_strategy = hnp.arrays(
+    np.float64, st.integers(2, 80), elements=st.sampled_from([0.0, 1.0, 3.0, 50.0, 51.0, 99.5, 100.0])
+) | hnp.arrays(np.float64, st.integers(2, 80), elements=integer_scores)
+
+
+def cell(sample: np.ndarray, trim: float = 0.2) -> stats.TrimmedCell:
+    values, counts = np.unique(sample, return_counts=True)
+    return stats.trimmed_cell(values, counts, trim)
+
+
+@given(samples_strategy, samples_strategy, st.sampled_from([0.0, 0.1, 0.2, 0.25]))
+@settings(max_examples=300, deadline=None)
+def test_trimmed_cells_reproduce_scipy_yuen_t_test(a: np.ndarray, b: np.ndarray, trim: float) -> None:
+    cell_a, cell_b = cell(a, trim), cell(b, trim)
+    assert cell_a.trimmed_mean == pytest.approx(scipy_stats.trim_mean(a, trim), rel=RTOL)
+    assume(cell_a.status == "ok" and cell_b.status == "ok")
+    variance = cell_a.trimmed_mean_variance + cell_b.trimmed_mean_variance
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = scipy_stats.ttest_ind(a, b, trim=trim, equal_var=False)
+    if variance == 0:
+        assert not np.isfinite(expected.statistic) or np.isnan(expected.statistic)
+        return
+    t = (cell_a.trimmed_mean - cell_b.trimmed_mean) / math.sqrt(variance)
+    df = variance**2 / (
+        cell_a.trimmed_mean_variance**2 / (cell_a.effective_n - 1)
+        + cell_b.trimmed_mean_variance**2 / (cell_b.effective_n - 1)
+    )
+    assert t == pytest.approx(expected.statistic, rel=1e-7, abs=1e-9)
+    assert df == pytest.approx(expected.df, rel=1e-7)
+
+
+@pytest.mark.parametrize(
+    ("sample", "status", "reason"),
+    [
+        (np.array([]), "not_computable", "no scored attempts"),
+        (np.array([5.0]), "not_computable", "fewer than two"),
+        (np.array([1.0, 2.0, np.nan]), "not_computable", "NaN"),
+        (np.array([7.0, 7.0, 7.0, 7.0]), "ok", None),
+    ],
+)
+def test_trimmed_cell_degenerate(sample: np.ndarray, status: str, reason: str | None) -> None:
+    values, counts = (np.unique(sample, return_counts=True) if sample.size else (sample, sample))
+    result = stats.trimmed_cell(values, counts.astype(int), 0.2)
+    assert result.status == status
+    if reason:
+        assert reason in result.reason
+    else:
+        assert result.trimmed_mean_variance == 0
+
+
+def test_trimmed_cell_rejects_an_impossible_trim() -> None:
+    with pytest.raises(ValueError):
+        stats.trimmed_cell(np.array([1.0]), np.array([1]), 0.5)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(-50, 50), st.floats(0.01, 20), st.floats(1.5, 5000), st.integers(1, 8)
+        ),
+        min_size=1,
+        max_size=20,
+    ),
+    st.sampled_from([0.01, 0.05, 0.1]),
+)
+@settings(max_examples=200, deadline=None)
+def test_contrast_test_matches_scipy_t(rows: list[tuple[float, float, float, int]], alpha: float) -> None:
+    estimate, se, df, k = (np.array(column) for column in zip(*rows, strict=True))
+    result = stats.contrast_test(estimate, se, df, alpha, k)
+    for i in range(len(rows)):
+        t = estimate[i] / se[i]
+        p = 2 * scipy_stats.t.sf(abs(t), df[i])
+        assert result.t_statistic[i] == pytest.approx(t, rel=RTOL)
+        assert result.p_value[i] == pytest.approx(p, rel=RTOL, abs=1e-300)
+        assert result.p_value_sidak[i] == pytest.approx(1 - (1 - p) ** k[i], rel=1e-6, abs=1e-12)
+        low, high = scipy_stats.t.interval(1 - alpha, df[i], loc=estimate[i], scale=se[i])
+        assert result.ci_low[i] == pytest.approx(low, rel=RTOL, abs=1e-12)
+        assert result.ci_high[i] == pytest.approx(high, rel=RTOL, abs=1e-12)
+
+
+def test_contrast_test_degenerate_rows_are_nan() -> None:
+    result = stats.contrast_test(
+        [1.0, 1.0, np.nan, 1.0, 1.0], [0.0, 1.0, 1.0, np.nan, 1.0], [5, 0, 5, 5, 5], 0.05, [2, 2, 2, 2, 0]
+    )
+    for field in ("t_statistic", "p_value", "p_value_sidak", "ci_low", "ci_high"):
+        assert np.isnan(getattr(result, field)).all()
+
+
+@given(st.lists(st.floats(0, 1) | st.none(), min_size=0, max_size=60))
+@settings(max_examples=200, deadline=None)
+def test_benjamini_hochberg_matches_scipy_ignoring_missing(p: list[float | None]) -> None:
+    values = np.array([np.nan if x is None else x for x in p], dtype=float)
+    q = stats.benjamini_hochberg(values)
+    present = ~np.isnan(values)
+    assert np.isnan(q[~present]).all()
+    if present.any():
+        expected = scipy_stats.false_discovery_control(values[present], method="bh")
+        np.testing.assert_allclose(q[present], expected, rtol=RTOL)
+
+
+def holm_by_definition(p: np.ndarray) -> np.ndarray:
+    """Holm's step-down, written from its definition."""
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[index]))
+        adjusted[index] = running
+    return np.array(adjusted)
+
+
+@given(hnp.arrays(np.float64, st.integers(1, 30), elements=st.floats(0, 1)))
+def test_holm_matches_its_definition(p: np.ndarray) -> None:
+    np.testing.assert_allclose(stats.holm(p), holm_by_definition(p), rtol=1e-12)
+
+
+def dunn_by_hand(samples: list[np.ndarray]) -> dict[tuple[int, int], tuple[float, float]]:
+    """Dunn (1964) from its formula with scipy ranks: {(a, b): (z, p)}."""
+    pooled = np.concatenate(samples)
+    ranks = scipy_stats.rankdata(pooled)
+    n = pooled.size
+    ties = np.unique(pooled, return_counts=True)[1]
+    sigma2 = n * (n + 1) / 12 - (ties**3 - ties).sum() / (12 * (n - 1))
+    bounds = np.cumsum([0] + [s.size for s in samples])
+    mean_ranks = [ranks[bounds[i] : bounds[i + 1]].mean() for i in range(len(samples))]
+    out = {}
+    for a, b in itertools.combinations(range(len(samples)), 2):
+        z = (mean_ranks[a] - mean_ranks[b]) / math.sqrt(
+            sigma2 * (1 / samples[a].size + 1 / samples[b].size)
+        )
+        out[(a, b)] = (z, 2 * scipy_stats.norm.sf(abs(z)))
+    return out
+
+
+@given(grouped_samples())
+@settings(max_examples=200, deadline=None)
+def test_dunn_matches_its_formula_with_holm_within_the_challenge(samples: list[np.ndarray]) -> None:
+    pooled = np.concatenate(samples)
+    pairs = stats.dunn(*compress(samples))
+    if np.all(pooled == pooled[0]):
+        assert pairs == []
+        return
+    expected = dunn_by_hand(samples)
+    assert {(p.group_a, p.group_b) for p in pairs} == set(expected)
+    holm_expected = holm_by_definition(np.array([expected[(p.group_a, p.group_b)][1] for p in pairs]))
+    for pair, want_holm in zip(pairs, holm_expected, strict=True):
+        z, p = expected[(pair.group_a, pair.group_b)]
+        assert pair.z_statistic == pytest.approx(z, rel=RTOL, abs=1e-12)
+        assert pair.p_value == pytest.approx(p, rel=RTOL, abs=1e-300)
+        assert pair.p_value_holm == pytest.approx(want_holm, rel=RTOL, abs=1e-300)
+
+
+def test_dunn_degenerate_inputs_give_no_pairs() -> None:
+    assert stats.dunn(np.array([0, 0]), np.array([1.0, 2.0]), np.array([2, 3])) == []
+    assert stats.dunn(np.array([0, 1]), np.array([4.0, 4.0]), np.array([2, 3])) == []
+
+
+@given(
+    st.integers(2, 500), st.integers(2, 500), st.floats(-3, 3), st.sampled_from([0.01, 0.05, 0.1])
+)
+def test_hedges_g_matches_the_gamma_correction(n_a: int, n_b: int, d: float, alpha: float) -> None:
+    assume(n_a + n_b - 2 >= 2)
+    result = stats.hedges_g(n_a, n_b, d, alpha)
+    m = n_a + n_b - 2
+    j = math.exp(math.lgamma(m / 2) - math.lgamma((m - 1) / 2)) / math.sqrt(m / 2)
+    g = j * d
+    se = math.sqrt((n_a + n_b) / (n_a * n_b) + g * g / (2 * (n_a + n_b)))
+    z = scipy_stats.norm.ppf(1 - alpha / 2)
+    assert float(result.hedges_g) == pytest.approx(g, rel=RTOL, abs=1e-15)
+    assert float(result.ci_low) == pytest.approx(g - z * se, rel=RTOL, abs=1e-12)
+    assert float(result.ci_high) == pytest.approx(g + z * se, rel=RTOL, abs=1e-12)
+    if m >= 10:  # J is close to Hedges' approximation 1 - 3 / (4m - 1).
+        assert j == pytest.approx(1 - 3 / (4 * m - 1), abs=1e-3)
+
+
+def test_hedges_g_degenerate_is_nan() -> None:
+    result = stats.hedges_g([1, 10, 2], [1, 10, 1], [0.5, np.nan, 0.3], 0.05)
+    assert np.isnan(result.hedges_g).all() and np.isnan(result.ci_low).all()

@@ -1,0 +1,161 @@
+"""An independent pandas + scipy computation of the ability-adjusted verdict (README:
+"How the verdict works"), written from the definitions, not from the SQL. Used by the
+end-to-end tests to check fct_family_adjusted_effects and fct_challenge_verdicts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from pandas_reference import scored_attempts
+
+DEFAULTS = {
+    "min_attempts": 100,
+    "min_family_attempts": 10,
+    "family_deviation_threshold": 10.0,
+    "alpha": 0.05,
+    "trim_proportion": 0.2,
+    "ability_fit_iterations": 3,
+}
+
+
+def yuen_cell(scores: pd.Series, trim: float) -> pd.Series:
+    """n, trimmed mean, Yuen's squared standard error and h of one cell."""
+    x = np.sort(scores.to_numpy(dtype=float))
+    n = x.size
+    g = int(trim * n)
+    h = n - 2 * g
+    winsorized = np.clip(x, x[g], x[n - g - 1])
+    se2 = np.sum((winsorized - winsorized.mean()) ** 2) / (h * (h - 1)) if h >= 2 else np.nan
+    return pd.Series({"n": n, "tm": stats.trim_mean(x, trim), "se2": se2, "h": h})
+
+
+def adjusted_effects(tables: dict[str, pd.DataFrame], settings: dict | None = None) -> pd.DataFrame:
+    """One row per (challenge, family) cell with the adjusted effect and its test."""
+    s = {**DEFAULTS, **(settings or {})}
+    scored = scored_attempts(tables)
+    cells = (
+        scored.groupby(["challenge_id", "model_family"])["score"]
+        .apply(yuen_cell, trim=s["trim_proportion"])
+        .unstack()
+        .reset_index()
+    )
+    ability = pd.Series(0.0, index=sorted(cells.model_family.unique()))
+    for _ in range(int(s["ability_fit_iterations"])):
+        reference = (cells.tm - cells.model_family.map(ability)).groupby(cells.challenge_id).mean()
+        residual = cells.tm - cells.challenge_id.map(reference)
+        ability = (residual * cells.n).groupby(cells.model_family).sum() / cells.n.groupby(
+            cells.model_family
+        ).sum()
+    reference = (cells.tm - cells.model_family.map(ability)).groupby(cells.challenge_id).mean()
+    cells["residual"] = cells.tm - cells.challenge_id.map(reference)
+
+    rows = []
+    for (challenge, family), cell in cells.set_index(["challenge_id", "model_family"]).iterrows():
+        others = cells[(cells.model_family == family) & (cells.challenge_id != challenge)]
+        if others.empty:
+            rows.append({"challenge_id": challenge, "model_family": family, "ability": np.nan,
+                         "ability_variance": np.nan})
+            continue
+        w = others.n.to_numpy(dtype=float)
+        theta = np.sum(w * others.residual) / w.sum()
+        floor = np.sum(w**2 * others.se2.fillna(0)) / w.sum() ** 2
+        k = len(others)
+        sandwich = (
+            np.sum(w**2 * (others.residual - theta) ** 2) / w.sum() ** 2 * k / (k - 1) if k >= 2 else 0
+        )
+        rows.append({"challenge_id": challenge, "model_family": family, "ability": theta,
+                     "ability_variance": max(floor, sandwich)})
+    cells = cells.merge(pd.DataFrame(rows), on=["challenge_id", "model_family"])
+
+    with_ability = cells[cells.ability.notna()].groupby("challenge_id").model_family.apply(list)
+    usable = cells[cells.se2.notna() & cells.ability.notna()].copy()
+    usable["u"] = usable.tm - usable.ability
+    usable["v"] = usable.se2 + usable.ability_variance
+    usable["welch"] = usable.se2**2 / (usable.h - 1)
+    out = []
+    for challenge, group in usable.groupby("challenge_id"):
+        k = len(group)
+        if k < 2:
+            continue
+        for _, row in group.iterrows():
+            rest = group[group.model_family != row.model_family]
+            effect = row.u - rest.u.mean()
+            variance = row.v + rest.v.sum() / (k - 1) ** 2
+            denominator = row.welch + rest.welch.sum() / (k - 1) ** 4
+            se = np.sqrt(variance)
+            df = variance**2 / denominator if denominator > 0 else np.nan
+            record = {"challenge_id": challenge, "model_family": row.model_family,
+                      "adjusted_deviation": effect, "standard_error": se, "degrees_of_freedom": df}
+            if se > 0 and np.isfinite(df):
+                t = effect / se
+                p = 2 * stats.t.sf(abs(t), df)
+                low, high = stats.t.interval(1 - s["alpha"], df, loc=effect, scale=se)
+                record |= {"t_statistic": t, "p_value": p, "p_value_sidak": 1 - (1 - p) ** k,
+                           "ci_low": low, "ci_high": high}
+            out.append(record)
+    result = pd.DataFrame(out)
+    result.attrs["abilities"] = with_ability.to_dict()
+    return result
+
+
+def effects_with_ability(effects: pd.DataFrame, challenge: str) -> list[str]:
+    """Families of the challenge whose leave-out ability exists."""
+    return list(effects.attrs["abilities"].get(challenge, []))
+
+
+def verdicts(
+    tables: dict[str, pd.DataFrame], settings: dict | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(one row per challenge: verdict and q-value; the effects with their flags)."""
+    s = {**DEFAULTS, **(settings or {})}
+    effects = adjusted_effects(tables, s)
+    scored = scored_attempts(tables)
+    counts = scored.groupby(["challenge_id", "model_family"]).size()
+    rows = []
+    for challenge in tables["challenges"].challenge_id:
+        family_counts = counts[challenge] if challenge in counts.index.get_level_values(0) else pd.Series(dtype=int)
+        scores = scored.score[scored.challenge_id == challenge]
+        mine = effects[effects.challenge_id == challenge] if len(effects) else effects
+        if family_counts.sum() < s["min_attempts"]:
+            eligibility = "insufficient_evidence"
+        elif len(family_counts) < 2 or scores.nunique() == 1:
+            eligibility = "not_testable"
+        elif family_counts.min() < s["min_family_attempts"]:
+            eligibility = "insufficient_evidence"
+        elif not set(family_counts.index) <= set(effects_with_ability(effects, challenge)):
+            eligibility = "insufficient_evidence"  # a family without an ability estimate
+        elif len(mine) < len(family_counts):
+            eligibility = "not_testable"
+        elif mine.p_value_sidak.isna().any():
+            eligibility = "not_testable"
+        else:
+            eligibility = "tested"
+        rows.append({"challenge_id": challenge, "eligibility": eligibility,
+                     "p_value": mine.p_value_sidak.min() if eligibility == "tested" else np.nan})
+    out = pd.DataFrame(rows)
+    tested = out.eligibility == "tested"
+    out["q_value"] = np.nan
+    out.loc[tested, "q_value"] = stats.false_discovery_control(out.p_value[tested], method="bh")
+    selected = int((out.q_value < s["alpha"]).sum())
+    cutoff = s["alpha"] * selected / max(int(tested.sum()), 1)
+    effects = effects.merge(out[["challenge_id", "q_value"]], on="challenge_id")
+    effects["is_significant"] = (effects.q_value < s["alpha"]) & (effects.p_value_sidak <= cutoff)
+    effects["is_flagged"] = effects.is_significant & (
+        effects.adjusted_deviation.abs() > s["family_deviation_threshold"]
+    )
+    effects["is_within"] = (effects.ci_low > -s["family_deviation_threshold"]) & (
+        effects.ci_high < s["family_deviation_threshold"]
+    )
+    by_challenge = effects.groupby("challenge_id").agg(
+        flagged=("is_flagged", "any"), all_within=("is_within", "all")
+    )
+    out = out.merge(by_challenge, on="challenge_id", how="left")
+    out["verdict"] = np.where(
+        ~tested,
+        out.eligibility,
+        np.where(out.flagged.fillna(False).astype(bool), "flagged",
+                 np.where(out.all_within.fillna(False).astype(bool), "pass", "insufficient_evidence")),
+    )
+    return out, effects
