@@ -219,10 +219,21 @@ def test_gate_fails_the_build_naming_challenge_family_value_and_threshold(
     assert "(combination_deviation_threshold)" in run.output
     results = read_table(database, "select * from main.fct_fairness_gate_results")
     assert set(results.suite_name) == {
+        "challenge_verdicts_not_flagged",
         "family_deviation_within_threshold",
         "combination_difficulty_within_threshold",
     }
     assert not results.success.any()
+    verdicts = read_table(
+        database, "select * from main.fct_challenge_verdicts where verdict = 'flagged'"
+    )
+    for verdict in verdicts.itertuples():
+        assert (
+            f"challenge '{verdict.challenge_id}' flagged: family '{verdict.lead_family}' "
+            f"adjusted deviation {verdict.lead_adjusted_deviation:+.2f} points "
+            f"(95% CI {verdict.lead_ci_low:+.2f} to {verdict.lead_ci_high:+.2f}), "
+            f"q = {verdict.q_value:.3g}"
+        ) in run.output
 
 
 def test_lower_threshold_fails_and_warn_severity_records_but_passes(

@@ -74,6 +74,10 @@ def kruskal_wallis(
         warnings.simplefilter("ignore", RuntimeWarning)
         result = stats.kruskal(*samples)
     h, p = float(result.statistic), float(result.pvalue)
+    if -1e-9 < h < 0:
+        # Identical rank sums: H is 0, but rounding can make scipy's H a hair below 0
+        # (then its p is NaN). Report the exact H = 0 and its chi-square tail p = 1.
+        h, p = 0.0, float(stats.chi2.sf(0.0, len(groups) - 1))
     if not (np.isfinite(h) and np.isfinite(p)):
         return not_computable(len(groups), observations, "scipy returned a non-finite H")
     return KruskalWallisResult(h, p, len(groups), observations, STATUS_OK, None)
