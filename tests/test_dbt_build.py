@@ -357,3 +357,31 @@ def test_dunn_pairs_name_the_biased_family_on_flagged_challenges(
         assert bias.model_family in involved
         with_biased = pairs[(pairs.family_a == bias.model_family) | (pairs.family_b == bias.model_family)]
         assert with_biased.is_significant.mean() >= 0.8
+
+
+def test_demo_reports_its_planted_biases_and_nothing_else(tmp_path: Path) -> None:
+    from challenge_fairness.demo import write_duckdb
+    from challenge_fairness.summary import summarise
+
+    demo = generate_platform(PlatformSpec(dirty=True))  # exactly what `make demo` builds
+    database = tmp_path / "demo.duckdb"
+    write_duckdb(demo, str(database))
+    run = run_dbt(
+        ["build"], database=database, work_dir=tmp_path, dbt_vars={"fairness_gate_severity": "warn"}
+    )
+    assert run.success, run.output
+    planted = {(b["challenge_id"], b["model_family"]) for b in demo.planted_family_biases.to_pylist()}
+    flagged = read_table(database, "select * from main.fct_family_adjusted_effects where is_flagged")
+    assert set(zip(flagged.challenge_id, flagged.model_family, strict=True)) == planted
+    raw = read_table(database, "select * from main.fct_family_deviation where is_flagged")
+    assert set(zip(raw.challenge_id, raw.model_family, strict=True)) == planted
+    combinations = read_table(database, "select * from main.fct_combination_difficulty where is_flagged")
+    hard = demo.planted_hard_combinations.to_pylist()
+    assert list(zip(combinations.template_id, combinations.variable_combination, strict=True)) == [
+        (h["template_id"], h["variables"]) for h in hard
+    ]
+    summary = summarise(database)
+    for challenge, family in planted:
+        assert f"FLAGGED {challenge}: family {family}" in summary
+    assert summary.count("FLAGGED") == len(planted)
+    assert f"Marts are tables in {database}" in summary

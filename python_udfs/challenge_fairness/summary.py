@@ -12,6 +12,9 @@ from pathlib import Path
 import duckdb
 
 MARTS = (
+    "fct_challenge_verdicts",
+    "fct_family_adjusted_effects",
+    "fct_family_pairwise_dunn",
     "fct_family_deviation",
     "fct_combination_difficulty",
     "fct_family_kruskal_wallis",
@@ -30,13 +33,29 @@ def summarise(database: Path, schema: str = "main") -> str:
     """The summary text of the marts in `database`."""
     lines: list[str] = []
     with duckdb.connect(str(database), read_only=True) as connection:
+        verdicts = _rows(
+            connection,
+            f"""select verdict, count(*) from {schema}.fct_challenge_verdicts
+            group by verdict order by verdict""",
+        )
+        lines.append(
+            "Verdicts (ability-adjusted, FDR-controlled): "
+            + ", ".join(f"{n} {verdict}" for verdict, n in verdicts)
+        )
+        flagged_verdicts = _rows(
+            connection,
+            f"""select challenge_id, reason from {schema}.fct_challenge_verdicts
+            where verdict = 'flagged' order by q_value, challenge_id""",
+        )
+        lines += [f"  FLAGGED {c}: {reason}" for c, reason in flagged_verdicts] or ["  none flagged"]
+
         flagged = _rows(
             connection,
             f"""select challenge_id, model_family, deviation, attempts, challenge_attempts
             from {schema}.fct_family_deviation where is_flagged
             order by abs(deviation) desc""",
         )
-        lines.append(f"Family deviations beyond the threshold ({len(flagged)}):")
+        lines.append(f"Raw rule: family deviations beyond the threshold ({len(flagged)}):")
         lines += [
             f"  challenge {c}: family {f} {d:+.1f} points ({n} of {total} scored attempts)"
             for c, f, d, n, total in flagged
