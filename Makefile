@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DATABASE ?= challenge_fairness.duckdb
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo lint test bench clean
 
 setup: $(VENV)/.installed
 
@@ -21,7 +21,12 @@ demo: setup
 	CHALLENGE_FAIRNESS_DUCKDB=$(DATABASE) $(BIN)/dbt build --vars '{fairness_gate_severity: warn}'
 	$(BIN)/python -m challenge_fairness.summary $(DATABASE)
 
-test: setup
+lint: setup
+	$(BIN)/ruff check python_udfs tests
+	$(BIN)/ruff format --check python_udfs tests
+	$(BIN)/mypy python_udfs/challenge_fairness
+
+test: lint
 	$(BIN)/python -m pytest
 
 bench: setup

@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-
 from challenge_fairness.demo import PlatformSpec, generate_platform
 from challenge_fairness.simulation import combine_platforms, random_biases
 from conftest import read_table, run_dbt
@@ -32,8 +31,14 @@ def build(platform_specs: list[PlatformSpec], work: Path):
         pq.write_table(table, raw / f"{name}.parquet")
     database = work / "calibration.duckdb"
     run = run_dbt(
-        ["build", "--select", "+fct_challenge_verdicts", "+fct_family_adjusted_effects",
-         "--exclude", "test_type:data"],
+        [
+            "build",
+            "--select",
+            "+fct_challenge_verdicts",
+            "+fct_family_adjusted_effects",
+            "--exclude",
+            "test_type:data",
+        ],
         database=database,
         work_dir=work,
         dbt_vars={"raw_parquet_dir": str(raw)},
@@ -51,7 +56,13 @@ def test_fair_platforms_with_a_skill_gap_are_not_flagged(tmp_path: Path) -> None
             n_attempts=ATTEMPTS,
             family_skill=tuple(np.linspace(-gap / 2, gap / 2, 6)),
             planted_family_biases=(),
-            planted_hard_combinations=(("tpl-01", '{"database":"Postgres","domain":"bookings","framework":"Express"}', -30.0),),
+            planted_hard_combinations=(
+                (
+                    "tpl-01",
+                    '{"database":"Postgres","domain":"bookings","framework":"Express"}',
+                    -30.0,
+                ),
+            ),
             family_routing={"llama": ("tpl-01", 16.0)} if seed % 2 == 0 else None,
         )
         for seed, gap in enumerate([2.0, 3.0, 4.0, 5.0, 5.0, 3.0])
@@ -62,7 +73,9 @@ def test_fair_platforms_with_a_skill_gap_are_not_flagged(tmp_path: Path) -> None
     assert len(judged) >= 0.9 * len(verdicts)
     assert flagged_share <= ALPHA, verdicts[verdicts.verdict == "flagged"].reason.tolist()
     # A family routed 16x more often to the template's hardest combinations is not flagged.
-    routed = effects[effects.model_family.str.endswith("-llama") & effects.challenge_id.str.contains("ch-t01")]
+    routed = effects[
+        effects.model_family.str.endswith("-llama") & effects.challenge_id.str.contains("ch-t01")
+    ]
     assert len(routed) > 0 and not routed.is_flagged.any()
     # The raw rule, by contrast, finds the skill gap "significant" on many challenges.
     assert (verdicts.raw_kruskal_wallis_p < ALPHA).mean() > 0.3
@@ -83,7 +96,9 @@ def test_planted_shifts_of_15_points_are_found(tmp_path: Path) -> None:
     planted = truth.merge(effects, on=["challenge_id", "model_family"], how="left")
     assert (planted.attempts >= 100).mean() > 0.9
     found = planted.is_flagged & (np.sign(planted.adjusted_deviation) == np.sign(planted["shift"]))
-    assert found.mean() >= 0.95, planted[~found][["challenge_id", "model_family", "shift", "adjusted_deviation"]]
+    assert found.mean() >= 0.95, planted[~found][
+        ["challenge_id", "model_family", "shift", "adjusted_deviation"]
+    ]
     flags = effects[effects.is_flagged]
     precision = flags.merge(truth, on=["challenge_id", "model_family"]).shape[0] / len(flags)
     assert precision >= 0.9

@@ -7,11 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
-import pytest
-
 import pandas_reference
+import pyarrow as pa
+import pytest
 from challenge_fairness.demo import SCHEMAS, PlatformSpec, generate_platform, write_parquet
 from conftest import read_table, run_dbt
 
@@ -29,7 +27,9 @@ KEYS = {
 def edge_case_tables(tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
     """Append challenges that exercise every degenerate path to generated tables."""
     agents = tables["agents"].to_pandas().merge(tables["models"].to_pandas(), on="model_id")
-    by_family = {family: list(group["agent_id"]) for family, group in agents.groupby("model_family")}
+    by_family = {
+        family: list(group["agent_id"]) for family, group in agents.groupby("model_family")
+    }
     families = sorted(by_family)
     rng = np.random.default_rng(5)
     rows: list[dict[str, object]] = []
@@ -116,7 +116,9 @@ def assert_frames_match(actual: pd.DataFrame, expected: pd.DataFrame, keys: list
             want_values = want.astype(float).to_numpy()
             got_values = got.astype(float).to_numpy()
             np.testing.assert_array_equal(np.isnan(got_values), np.isnan(want_values), column)
-            np.testing.assert_allclose(got_values, want_values, rtol=RTOL, atol=1e-9, err_msg=column)
+            np.testing.assert_allclose(
+                got_values, want_values, rtol=RTOL, atol=1e-9, err_msg=column
+            )
         else:
             assert list(got.astype(object).where(got.notna(), None)) == list(
                 want.astype(object).where(want.notna(), None)
@@ -169,7 +171,8 @@ def test_unscored_attempts_are_counted_not_rejected(platform_build: dict[str, ob
     assert counts.loc["attempts", "unscored_rows"] == tables["attempts"]["score"].isna().sum()
     assert counts.loc["attempts", "rejected_rows"] == 0
     deviation = read_table(
-        platform_build["database"], "select sum(unscored_attempts) as n from main.fct_family_deviation"
+        platform_build["database"],
+        "select sum(unscored_attempts) as n from main.fct_family_deviation",
     )
     assert deviation.n[0] <= counts.loc["attempts", "unscored_rows"]
 
@@ -179,8 +182,14 @@ def test_rejects_keep_every_bad_row_with_its_reason(tmp_path: Path) -> None:
     write_parquet(platform, str(tmp_path / "raw"))
     database = tmp_path / "dirty.duckdb"
     run = run_dbt(
-        ["build", "--select", "+fct_rejected_rows", "+fct_source_row_counts",
-         "--indirect-selection", "cautious"],
+        [
+            "build",
+            "--select",
+            "+fct_rejected_rows",
+            "+fct_source_row_counts",
+            "--indirect-selection",
+            "cautious",
+        ],
         database=database,
         work_dir=tmp_path,
         dbt_vars={"raw_parquet_dir": str(tmp_path / "raw")},
@@ -194,10 +203,15 @@ def test_rejects_keep_every_bad_row_with_its_reason(tmp_path: Path) -> None:
     pd.testing.assert_series_equal(got, want, check_names=False)
     assert rejected.raw_record.notna().all()
 
-    counts = read_table(database, "select * from main.fct_source_row_counts").set_index("source_table")
+    counts = read_table(database, "select * from main.fct_source_row_counts").set_index(
+        "source_table"
+    )
     for name, table in platform.tables.items():
         assert counts.loc[name, "raw_rows"] == table.num_rows
-        assert counts.loc[name, "raw_rows"] == counts.loc[name, "clean_rows"] + counts.loc[name, "rejected_rows"]
+        assert (
+            counts.loc[name, "raw_rows"]
+            == counts.loc[name, "clean_rows"] + counts.loc[name, "rejected_rows"]
+        )
     assert counts.is_conserved.all()
 
 
@@ -240,13 +254,21 @@ def test_lower_threshold_fails_and_warn_severity_records_but_passes(
     platform_build: dict[str, object], tmp_path: Path
 ) -> None:
     raw = str(platform_build["work"] / "raw")
-    strict = {"raw_parquet_dir": raw, "family_deviation_threshold": 3, "combination_deviation_threshold": 100}
+    strict = {
+        "raw_parquet_dir": raw,
+        "family_deviation_threshold": 3,
+        "combination_deviation_threshold": 100,
+    }
     database = tmp_path / "strict.duckdb"
     run = run_dbt(["build"], database=database, work_dir=tmp_path, dbt_vars=strict)
     assert not run.success
     assert "exceeds the threshold of 3 (family_deviation_threshold)" in run.output
-    flagged = read_table(database, "select count(*) as n from main.fct_family_deviation where is_flagged")
-    results = read_table(database, "select * from main.fct_fairness_gate_results").set_index("suite_name")
+    flagged = read_table(
+        database, "select count(*) as n from main.fct_family_deviation where is_flagged"
+    )
+    results = read_table(database, "select * from main.fct_fairness_gate_results").set_index(
+        "suite_name"
+    )
     assert results.loc["family_deviation_within_threshold", "failing_rows"] == flagged.n[0] > 3
     assert bool(results.loc["combination_difficulty_within_threshold", "success"])
 
@@ -265,19 +287,26 @@ def test_lower_threshold_fails_and_warn_severity_records_but_passes(
 
 def test_gate_passes_on_a_fair_platform(tmp_path: Path) -> None:
     fair = generate_platform(
-        PlatformSpec(seed=21, n_attempts=30_000, planted_family_biases=(), planted_hard_combinations=())
+        PlatformSpec(
+            seed=21, n_attempts=30_000, planted_family_biases=(), planted_hard_combinations=()
+        )
     )
     write_parquet(fair, str(tmp_path / "raw"))
     database = tmp_path / "fair.duckdb"
     run = run_dbt(
-        ["build"], database=database, work_dir=tmp_path, dbt_vars={"raw_parquet_dir": str(tmp_path / "raw")}
+        ["build"],
+        database=database,
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(tmp_path / "raw")},
     )
     assert run.success, run.output
     results = read_table(database, "select * from main.fct_fairness_gate_results")
     assert results.success.all() and (results.evaluated_rows > 0).all()
 
 
-def test_unknown_gate_severity_is_a_clear_error(platform_build: dict[str, object], tmp_path: Path) -> None:
+def test_unknown_gate_severity_is_a_clear_error(
+    platform_build: dict[str, object], tmp_path: Path
+) -> None:
     run = run_dbt(
         ["build", "--select", "fct_fairness_gate_results"],
         database=platform_build["database"],
@@ -299,8 +328,16 @@ def test_adjusted_effects_and_verdicts_equal_an_independent_computation(
         "select * from main.fct_family_adjusted_effects where adjusted_deviation is not null",
     )
     columns = [
-        "adjusted_deviation", "standard_error", "degrees_of_freedom", "t_statistic", "p_value",
-        "p_value_sidak", "ci_low", "ci_high", "is_significant", "is_flagged",
+        "adjusted_deviation",
+        "standard_error",
+        "degrees_of_freedom",
+        "t_statistic",
+        "p_value",
+        "p_value_sidak",
+        "ci_low",
+        "ci_high",
+        "is_significant",
+        "is_flagged",
     ]
     assert_frames_match(
         effects[["challenge_id", "model_family", *columns]],
@@ -355,7 +392,9 @@ def test_dunn_pairs_name_the_biased_family_on_flagged_challenges(
         significant = pairs[pairs.is_significant]
         involved = set(significant.family_a) | set(significant.family_b)
         assert bias.model_family in involved
-        with_biased = pairs[(pairs.family_a == bias.model_family) | (pairs.family_b == bias.model_family)]
+        with_biased = pairs[
+            (pairs.family_a == bias.model_family) | (pairs.family_b == bias.model_family)
+        ]
         assert with_biased.is_significant.mean() >= 0.8
 
 
@@ -370,12 +409,18 @@ def test_demo_reports_its_planted_biases_and_nothing_else(tmp_path: Path) -> Non
         ["build"], database=database, work_dir=tmp_path, dbt_vars={"fairness_gate_severity": "warn"}
     )
     assert run.success, run.output
-    planted = {(b["challenge_id"], b["model_family"]) for b in demo.planted_family_biases.to_pylist()}
-    flagged = read_table(database, "select * from main.fct_family_adjusted_effects where is_flagged")
+    planted = {
+        (b["challenge_id"], b["model_family"]) for b in demo.planted_family_biases.to_pylist()
+    }
+    flagged = read_table(
+        database, "select * from main.fct_family_adjusted_effects where is_flagged"
+    )
     assert set(zip(flagged.challenge_id, flagged.model_family, strict=True)) == planted
     raw = read_table(database, "select * from main.fct_family_deviation where is_flagged")
     assert set(zip(raw.challenge_id, raw.model_family, strict=True)) == planted
-    combinations = read_table(database, "select * from main.fct_combination_difficulty where is_flagged")
+    combinations = read_table(
+        database, "select * from main.fct_combination_difficulty where is_flagged"
+    )
     hard = demo.planted_hard_combinations.to_pylist()
     assert list(zip(combinations.template_id, combinations.variable_combination, strict=True)) == [
         (h["template_id"], h["variables"]) for h in hard

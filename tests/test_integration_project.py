@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from challenge_fairness.demo import PlatformSpec, generate_platform, write_duckdb
 from conftest import REPO_ROOT, read_table, run_dbt
 
@@ -43,7 +42,9 @@ def test_consumer_builds_the_package_marts_with_its_own_vars(
     assert len(eligible) > 0 and eligible.is_eligible.all()
 
 
-def test_consumer_build_fails_on_the_gate_by_default(consumer_database: Path, tmp_path: Path) -> None:
+def test_consumer_build_fails_on_the_gate_by_default(
+    consumer_database: Path, tmp_path: Path
+) -> None:
     run = run_dbt(["build"], database=consumer_database, work_dir=tmp_path, project_dir=CONSUMER)
     assert not run.success
     assert "FAIRNESS GATE (error)" in run.output

@@ -6,12 +6,11 @@ import warnings
 
 import numpy as np
 import pytest
+from challenge_fairness import stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import stats as scipy_stats
-
-from challenge_fairness import stats
 
 RTOL = 1e-9
 

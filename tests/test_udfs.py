@@ -5,12 +5,11 @@ from __future__ import annotations
 import duckdb
 import numpy as np
 import pytest
+from challenge_fairness.plugin import Plugin
+from challenge_fairness.registry import UDFS, register_udfs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
-
-from challenge_fairness.plugin import Plugin
-from challenge_fairness.registry import UDFS, register_udfs
 
 
 @pytest.fixture
@@ -45,7 +44,9 @@ def test_kruskal_wallis_udf_over_many_challenges_matches_scipy(
     expected = {}
     for challenge in range(200):
         k = int(rng.integers(2, 6))
-        samples = [rng.integers(0, 101, size=int(rng.integers(1, 80))).astype(float) for _ in range(k)]
+        samples = [
+            rng.integers(0, 101, size=int(rng.integers(1, 80))).astype(float) for _ in range(k)
+        ]
         expected[challenge] = scipy_stats.kruskal(*samples)
         for family, sample in enumerate(samples):
             for value in sample:
@@ -105,7 +106,8 @@ def test_cohens_d_udf_equals_the_pure_function(rows: list[tuple[int, float, floa
     )
     connection.executemany("insert into moments values (?, ?, ?, ?, ?, ?)", table)
     got = connection.sql(
-        "select d.cohens_d, d.status from (select cf_cohens_d(na, ma, va, nb, mb, vb) as d from moments)"
+        "select d.cohens_d, d.status "
+        "from (select cf_cohens_d(na, ma, va, nb, mb, vb) as d from moments)"
     ).fetchall()
     expected = stats.cohens_d(*np.array(table, dtype=float).T)
     for (d, status), want, want_status in zip(got, expected.cohens_d, expected.status, strict=True):

@@ -8,18 +8,19 @@ import warnings
 
 import numpy as np
 import pytest
+from challenge_fairness import stats
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import stats as scipy_stats
-
-from challenge_fairness import stats
 from test_stats import compress, grouped_samples, integer_scores
 
 RTOL = 1e-9
 
 samples_strategy = hnp.arrays(
-    np.float64, st.integers(2, 80), elements=st.sampled_from([0.0, 1.0, 3.0, 50.0, 51.0, 99.5, 100.0])
+    np.float64,
+    st.integers(2, 80),
+    elements=st.sampled_from([0.0, 1.0, 3.0, 50.0, 51.0, 99.5, 100.0]),
 ) | hnp.arrays(np.float64, st.integers(2, 80), elements=integer_scores)
 
 
@@ -30,7 +31,9 @@ def cell(sample: np.ndarray, trim: float = 0.2) -> stats.TrimmedCell:
 
 @given(samples_strategy, samples_strategy, st.sampled_from([0.0, 0.1, 0.2, 0.25]))
 @settings(max_examples=300, deadline=None)
-def test_trimmed_cells_reproduce_scipy_yuen_t_test(a: np.ndarray, b: np.ndarray, trim: float) -> None:
+def test_trimmed_cells_reproduce_scipy_yuen_t_test(
+    a: np.ndarray, b: np.ndarray, trim: float
+) -> None:
     cell_a, cell_b = cell(a, trim), cell(b, trim)
     assert cell_a.trimmed_mean == pytest.approx(scipy_stats.trim_mean(a, trim), rel=RTOL)
     assume(cell_a.status == "ok" and cell_b.status == "ok")
@@ -60,7 +63,7 @@ def test_trimmed_cells_reproduce_scipy_yuen_t_test(a: np.ndarray, b: np.ndarray,
     ],
 )
 def test_trimmed_cell_degenerate(sample: np.ndarray, status: str, reason: str | None) -> None:
-    values, counts = (np.unique(sample, return_counts=True) if sample.size else (sample, sample))
+    values, counts = np.unique(sample, return_counts=True) if sample.size else (sample, sample)
     result = stats.trimmed_cell(values, counts.astype(int), 0.2)
     assert result.status == status
     if reason:
@@ -76,16 +79,16 @@ def test_trimmed_cell_rejects_an_impossible_trim() -> None:
 
 @given(
     st.lists(
-        st.tuples(
-            st.floats(-50, 50), st.floats(0.01, 20), st.floats(1.5, 5000), st.integers(1, 8)
-        ),
+        st.tuples(st.floats(-50, 50), st.floats(0.01, 20), st.floats(1.5, 5000), st.integers(1, 8)),
         min_size=1,
         max_size=20,
     ),
     st.sampled_from([0.01, 0.05, 0.1]),
 )
 @settings(max_examples=200, deadline=None)
-def test_contrast_test_matches_scipy_t(rows: list[tuple[float, float, float, int]], alpha: float) -> None:
+def test_contrast_test_matches_scipy_t(
+    rows: list[tuple[float, float, float, int]], alpha: float
+) -> None:
     estimate, se, df, k = (np.array(column) for column in zip(*rows, strict=True))
     result = stats.contrast_test(estimate, se, df, alpha, k)
     for i in range(len(rows)):
@@ -101,7 +104,11 @@ def test_contrast_test_matches_scipy_t(rows: list[tuple[float, float, float, int
 
 def test_contrast_test_degenerate_rows_are_nan() -> None:
     result = stats.contrast_test(
-        [1.0, 1.0, np.nan, 1.0, 1.0], [0.0, 1.0, 1.0, np.nan, 1.0], [5, 0, 5, 5, 5], 0.05, [2, 2, 2, 2, 0]
+        [1.0, 1.0, np.nan, 1.0, 1.0],
+        [0.0, 1.0, 1.0, np.nan, 1.0],
+        [5, 0, 5, 5, 5],
+        0.05,
+        [2, 2, 2, 2, 0],
     )
     for field in ("t_statistic", "p_value", "p_value_sidak", "ci_low", "ci_high"):
         assert np.isnan(getattr(result, field)).all()
@@ -164,7 +171,9 @@ def test_dunn_matches_its_formula_with_holm_within_the_challenge(samples: list[n
         return
     expected = dunn_by_hand(samples)
     assert {(p.group_a, p.group_b) for p in pairs} == set(expected)
-    holm_expected = holm_by_definition(np.array([expected[(p.group_a, p.group_b)][1] for p in pairs]))
+    holm_expected = holm_by_definition(
+        np.array([expected[(p.group_a, p.group_b)][1] for p in pairs])
+    )
     for pair, want_holm in zip(pairs, holm_expected, strict=True):
         z, p = expected[(pair.group_a, pair.group_b)]
         assert pair.z_statistic == pytest.approx(z, rel=RTOL, abs=1e-12)

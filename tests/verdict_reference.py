@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-
 from pandas_reference import scored_attempts
+from scipy import stats
 
 DEFAULTS = {
     "min_attempts": 100,
@@ -52,21 +51,35 @@ def adjusted_effects(tables: dict[str, pd.DataFrame], settings: dict | None = No
     cells["residual"] = cells.tm - cells.challenge_id.map(reference)
 
     rows = []
-    for (challenge, family), cell in cells.set_index(["challenge_id", "model_family"]).iterrows():
+    for challenge, family in zip(cells.challenge_id, cells.model_family, strict=True):
         others = cells[(cells.model_family == family) & (cells.challenge_id != challenge)]
         if others.empty:
-            rows.append({"challenge_id": challenge, "model_family": family, "ability": np.nan,
-                         "ability_variance": np.nan})
+            rows.append(
+                {
+                    "challenge_id": challenge,
+                    "model_family": family,
+                    "ability": np.nan,
+                    "ability_variance": np.nan,
+                }
+            )
             continue
         w = others.n.to_numpy(dtype=float)
         theta = np.sum(w * others.residual) / w.sum()
         floor = np.sum(w**2 * others.se2.fillna(0)) / w.sum() ** 2
         k = len(others)
         sandwich = (
-            np.sum(w**2 * (others.residual - theta) ** 2) / w.sum() ** 2 * k / (k - 1) if k >= 2 else 0
+            np.sum(w**2 * (others.residual - theta) ** 2) / w.sum() ** 2 * k / (k - 1)
+            if k >= 2
+            else 0
         )
-        rows.append({"challenge_id": challenge, "model_family": family, "ability": theta,
-                     "ability_variance": max(floor, sandwich)})
+        rows.append(
+            {
+                "challenge_id": challenge,
+                "model_family": family,
+                "ability": theta,
+                "ability_variance": max(floor, sandwich),
+            }
+        )
     cells = cells.merge(pd.DataFrame(rows), on=["challenge_id", "model_family"])
 
     with_ability = cells[cells.ability.notna()].groupby("challenge_id").model_family.apply(list)
@@ -86,14 +99,24 @@ def adjusted_effects(tables: dict[str, pd.DataFrame], settings: dict | None = No
             denominator = row.welch + rest.welch.sum() / (k - 1) ** 4
             se = np.sqrt(variance)
             df = variance**2 / denominator if denominator > 0 else np.nan
-            record = {"challenge_id": challenge, "model_family": row.model_family,
-                      "adjusted_deviation": effect, "standard_error": se, "degrees_of_freedom": df}
+            record = {
+                "challenge_id": challenge,
+                "model_family": row.model_family,
+                "adjusted_deviation": effect,
+                "standard_error": se,
+                "degrees_of_freedom": df,
+            }
             if se > 0 and np.isfinite(df):
                 t = effect / se
                 p = 2 * stats.t.sf(abs(t), df)
                 low, high = stats.t.interval(1 - s["alpha"], df, loc=effect, scale=se)
-                record |= {"t_statistic": t, "p_value": p, "p_value_sidak": 1 - (1 - p) ** k,
-                           "ci_low": low, "ci_high": high}
+                record |= {
+                    "t_statistic": t,
+                    "p_value": p,
+                    "p_value_sidak": 1 - (1 - p) ** k,
+                    "ci_low": low,
+                    "ci_high": high,
+                }
             out.append(record)
     result = pd.DataFrame(out)
     result.attrs["abilities"] = with_ability.to_dict()
@@ -115,7 +138,11 @@ def verdicts(
     counts = scored.groupby(["challenge_id", "model_family"]).size()
     rows = []
     for challenge in tables["challenges"].challenge_id:
-        family_counts = counts[challenge] if challenge in counts.index.get_level_values(0) else pd.Series(dtype=int)
+        family_counts = (
+            counts[challenge]
+            if challenge in counts.index.get_level_values(0)
+            else pd.Series(dtype=int)
+        )
         scores = scored.score[scored.challenge_id == challenge]
         mine = effects[effects.challenge_id == challenge] if len(effects) else effects
         if family_counts.sum() < s["min_attempts"]:
@@ -126,14 +153,17 @@ def verdicts(
             eligibility = "insufficient_evidence"
         elif not set(family_counts.index) <= set(effects_with_ability(effects, challenge)):
             eligibility = "insufficient_evidence"  # a family without an ability estimate
-        elif len(mine) < len(family_counts):
-            eligibility = "not_testable"
-        elif mine.p_value_sidak.isna().any():
+        elif len(mine) < len(family_counts) or mine.p_value_sidak.isna().any():
             eligibility = "not_testable"
         else:
             eligibility = "tested"
-        rows.append({"challenge_id": challenge, "eligibility": eligibility,
-                     "p_value": mine.p_value_sidak.min() if eligibility == "tested" else np.nan})
+        rows.append(
+            {
+                "challenge_id": challenge,
+                "eligibility": eligibility,
+                "p_value": mine.p_value_sidak.min() if eligibility == "tested" else np.nan,
+            }
+        )
     out = pd.DataFrame(rows)
     tested = out.eligibility == "tested"
     out["q_value"] = np.nan
@@ -155,7 +185,10 @@ def verdicts(
     out["verdict"] = np.where(
         ~tested,
         out.eligibility,
-        np.where(out.flagged.fillna(False).astype(bool), "flagged",
-                 np.where(out.all_within.fillna(False).astype(bool), "pass", "insufficient_evidence")),
+        np.where(
+            out.flagged.fillna(False).astype(bool),
+            "flagged",
+            np.where(out.all_within.fillna(False).astype(bool), "pass", "insufficient_evidence"),
+        ),
     )
     return out, effects

@@ -61,7 +61,11 @@ def _context() -> Any:
     import great_expectations as gx
     from great_expectations.data_context.types.base import ProgressBarsConfig
 
-    for name in [logger for logger in logging.root.manager.loggerDict if logger.startswith("great_expectations")] + ["great_expectations"]:
+    for name in [
+        logger
+        for logger in logging.root.manager.loggerDict
+        if logger.startswith("great_expectations")
+    ] + ["great_expectations"]:
         logging.getLogger(name).setLevel(logging.WARNING)
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False)
@@ -133,7 +137,7 @@ def validate_suite(
         config = expectation_result.expectation_config
         meta = config.meta or {}
         parameter = meta.get("threshold_parameter")
-        threshold = float(thresholds[parameter]) if parameter in thresholds else None
+        threshold = float(thresholds[parameter]) if parameter and parameter in thresholds else None
         result = expectation_result.result or {}
         lines = _failure_lines(result, meta, threshold)
         message = None

@@ -54,7 +54,9 @@ UDFS: tuple[UdfSpec, ...] = (
     UdfSpec("cf_cohens_d", udfs.cohens_d, ("DOUBLE",) * 6, udfs.COHENS_D_TYPE),
     UdfSpec("cf_hedges_g", udfs.hedges_g, ("DOUBLE",) * 4, udfs.HEDGES_G_TYPE),
     UdfSpec(
-        "cf_trimmed_cell", udfs.trimmed_cell, ("DOUBLE[]", "BIGINT[]", "DOUBLE"),
+        "cf_trimmed_cell",
+        udfs.trimmed_cell,
+        ("DOUBLE[]", "BIGINT[]", "DOUBLE"),
         udfs.TRIMMED_CELL_TYPE,
     ),
     UdfSpec("cf_contrast_test", udfs.contrast_test, ("DOUBLE",) * 5, udfs.CONTRAST_TEST_TYPE),

@@ -27,8 +27,12 @@ PREFIXED_COLUMNS = {
 def challenge_ids(spec: PlatformSpec) -> list[str]:
     """The challenge ids a spec's catalogue produces (independent of the seed)."""
     tiny = dataclasses.replace(
-        spec, n_attempts=10, planted_family_biases=(), planted_hard_combinations=(),
-        family_routing=None, dirty=False,
+        spec,
+        n_attempts=10,
+        planted_family_biases=(),
+        planted_hard_combinations=(),
+        family_routing=None,
+        dirty=False,
     )
     return generate_platform(tiny).tables["challenges"].column("challenge_id").to_pylist()
 
@@ -42,7 +46,8 @@ def random_biases(
     families = rng.choice(spec.families, size=count)
     shifts = rng.uniform(*shift_range, size=count) * rng.choice([-1.0, 1.0], size=count)
     return tuple(
-        (str(c), str(f), float(round(s, 2))) for c, f, s in zip(chosen, families, shifts, strict=True)
+        (str(c), str(f), float(round(s, 2)))
+        for c, f, s in zip(chosen, families, shifts, strict=True)
     )
 
 

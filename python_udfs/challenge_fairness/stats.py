@@ -108,8 +108,12 @@ def cohens_d(
 
     group_of_one = (n_a < 2) | (n_b < 2) | np.isnan(n_a) | np.isnan(n_b)
     bad_input = ~group_of_one & ~(
-        np.isfinite(mean_a) & np.isfinite(mean_b) & np.isfinite(var_a) & np.isfinite(var_b)
-        & (var_a >= 0) & (var_b >= 0)
+        np.isfinite(mean_a)
+        & np.isfinite(mean_b)
+        & np.isfinite(var_a)
+        & np.isfinite(var_b)
+        & (var_a >= 0)
+        & (var_b >= 0)
     )
     with np.errstate(invalid="ignore", divide="ignore"):
         pooled_var = ((n_a - 1) * var_a + (n_b - 1) * var_b) / (n_a + n_b - 2)
@@ -126,7 +130,6 @@ def cohens_d(
     reason[bad_input] = "a mean or variance is missing, negative or not finite"
     reason[group_of_one] = "a family has fewer than two scored attempts"
     return CohensDResult(pooled_sd, d, status, reason)
-
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,11 @@ def trimmed_cell(values: FloatArray, counts: IntArray, trim: float) -> TrimmedCe
     trimmed_mean = float(stats.trim_mean(sample, trim))
     if h < 2:
         return TrimmedCell(
-            n, trimmed_mean, None, h, STATUS_NOT_COMPUTABLE,
+            n,
+            trimmed_mean,
+            None,
+            h,
+            STATUS_NOT_COMPUTABLE,
             "fewer than two attempts left after trimming",
         )
     winsorized = np.asarray(stats.mstats.winsorize(sample, limits=(trim, trim)), dtype=np.float64)
@@ -305,7 +312,11 @@ def hedges_g(
     valid = np.isfinite(d) & (m >= 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         safe_m = np.where(valid, m, 3.0)
-        log_j = special.gammaln(safe_m / 2) - 0.5 * np.log(safe_m / 2) - special.gammaln((safe_m - 1) / 2)
+        log_j = (
+            special.gammaln(safe_m / 2)
+            - 0.5 * np.log(safe_m / 2)
+            - special.gammaln((safe_m - 1) / 2)
+        )
         g = np.where(valid, np.exp(log_j) * d, np.nan)
         se = np.sqrt((n_a + n_b) / (n_a * n_b) + g**2 / (2 * (n_a + n_b)))
         z = stats.norm.ppf(1 - alpha / 2)

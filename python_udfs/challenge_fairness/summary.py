@@ -1,6 +1,6 @@
 """Print what a build found: flagged challenges and combinations, the gate, rejected rows.
 
-    python -m challenge_fairness.summary [DUCKDB_PATH]
+python -m challenge_fairness.summary [DUCKDB_PATH]
 """
 
 from __future__ import annotations
@@ -47,7 +47,9 @@ def summarise(database: Path, schema: str = "main") -> str:
             f"""select challenge_id, reason from {schema}.fct_challenge_verdicts
             where verdict = 'flagged' order by q_value, challenge_id""",
         )
-        lines += [f"  FLAGGED {c}: {reason}" for c, reason in flagged_verdicts] or ["  none flagged"]
+        lines += [f"  FLAGGED {c}: {reason}" for c, reason in flagged_verdicts] or [
+            "  none flagged"
+        ]
 
         flagged = _rows(
             connection,

@@ -34,7 +34,10 @@ TRIMMED_CELL_TYPE = pa.struct(
     ]
 )
 CONTRAST_TEST_TYPE = pa.struct(
-    [(name, pa.float64()) for name in ("t_statistic", "p_value", "p_value_sidak", "ci_low", "ci_high")]
+    [
+        (name, pa.float64())
+        for name in ("t_statistic", "p_value", "p_value_sidak", "ci_low", "ci_high")
+    ]
 )
 HEDGES_G_TYPE = pa.struct([(name, pa.float64()) for name in ("hedges_g", "ci_low", "ci_high")])
 DUNN_TYPE = pa.struct(
@@ -90,9 +93,7 @@ def _grouped_rows(
         if null_rows[row] or null_values[row] or null_counts[row]:
             rows.append(None)
         else:
-            rows.append(
-                (codes[start:stop], value_numbers[start:stop], count_numbers[start:stop])
-            )
+            rows.append((codes[start:stop], value_numbers[start:stop], count_numbers[start:stop]))
     return rows, labels
 
 
@@ -101,7 +102,7 @@ def kruskal_wallis(
 ) -> pa.StructArray:
     """cf_kruskal_wallis(groups VARCHAR[], values DOUBLE[], counts BIGINT[]) per row."""
     rows, _ = _grouped_rows(groups, values, counts)
-    results = []
+    results: list[dict[str, object] | None] = []
     for row in rows:
         if row is None:
             results.append(None)
@@ -120,9 +121,7 @@ def kruskal_wallis(
     return pa.array(results, type=KRUSKAL_WALLIS_TYPE)
 
 
-def dunn(
-    groups: pa.ChunkedArray, values: pa.ChunkedArray, counts: pa.ChunkedArray
-) -> pa.ListArray:
+def dunn(groups: pa.ChunkedArray, values: pa.ChunkedArray, counts: pa.ChunkedArray) -> pa.ListArray:
     """cf_dunn(groups, values, counts): a list of pairwise Dunn tests per row,
     family_a < family_b alphabetically (z > 0 favours family_a's ranks)."""
     rows, labels = _grouped_rows(groups, values, counts)
@@ -159,7 +158,7 @@ def trimmed_cell(
     value_numbers = _float_numpy(flat_values)
     count_numbers = np.nan_to_num(_float_numpy(flat_counts), nan=0).astype(np.int64)
     trims = _float_numpy(trim.combine_chunks())
-    results = []
+    results: list[dict[str, object] | None] = []
     for row, (start, stop) in enumerate(zip(offsets[:-1], offsets[1:], strict=True)):
         if null_rows[row] or null_counts[row] or np.isnan(trims[row]):
             results.append(None)
@@ -189,7 +188,9 @@ def cohens_d(
     var_b: pa.ChunkedArray,
 ) -> pa.StructArray:
     """cf_cohens_d(n_a, mean_a, var_a, n_b, mean_b, var_b), vectorised over rows."""
-    arrays = [_float_numpy(column.combine_chunks()) for column in (n_a, mean_a, var_a, n_b, mean_b, var_b)]
+    arrays = [
+        _float_numpy(column.combine_chunks()) for column in (n_a, mean_a, var_a, n_b, mean_b, var_b)
+    ]
     result = stats.cohens_d(*arrays)
     return pa.StructArray.from_arrays(
         [
@@ -235,7 +236,9 @@ def hedges_g(
     n_a: pa.ChunkedArray, n_b: pa.ChunkedArray, cohens_d: pa.ChunkedArray, alpha: pa.ChunkedArray
 ) -> pa.StructArray:
     """cf_hedges_g(n_a, n_b, d, alpha), vectorised over rows."""
-    result = stats.hedges_g(*[_float_numpy(c.combine_chunks()) for c in (n_a, n_b, cohens_d, alpha)])
+    result = stats.hedges_g(
+        *[_float_numpy(c.combine_chunks()) for c in (n_a, n_b, cohens_d, alpha)]
+    )
     return pa.StructArray.from_arrays(
         [
             pa.array(getattr(result, name), type=pa.float64(), from_pandas=True)
