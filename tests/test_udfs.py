@@ -6,7 +6,7 @@ import duckdb
 import numpy as np
 import pytest
 from challenge_fairness.plugin import Plugin
-from challenge_fairness.registry import UDFS, register_udfs
+from challenge_fairness.registry import all_udfs, register_udfs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
@@ -26,7 +26,7 @@ def test_plugin_registers_every_udf_of_the_registry(connection: duckdb.DuckDBPyC
             "select function_name from duckdb_functions() where function_name like 'cf_%'"
         ).fetchall()
     }
-    assert registered == {spec.name for spec in UDFS}
+    assert registered == {spec.name for spec in all_udfs()}
 
 
 def test_registering_twice_on_one_instance_fails_loudly(

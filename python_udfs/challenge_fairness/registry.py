@@ -5,6 +5,8 @@ Return types are derived from the adapters' arrow types, so the two cannot drift
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -66,9 +68,24 @@ UDFS: tuple[UdfSpec, ...] = (
 )
 
 
+def all_udfs() -> tuple[UdfSpec, ...]:
+    """The core UDFs and those of every module in ``challenge_fairness.detectors``."""
+    from challenge_fairness import detectors
+
+    specs = list(UDFS)
+    for module_info in sorted(pkgutil.iter_modules(detectors.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{detectors.__name__}.{module_info.name}")
+        specs.extend(getattr(module, "UDFS", ()))
+    names = [spec.name for spec in specs]
+    duplicated = sorted({name for name in names if names.count(name) > 1})
+    if duplicated:
+        raise ValueError(f"UDF names registered twice: {duplicated}")
+    return tuple(specs)
+
+
 def register_udfs(connection: Any) -> None:
-    """Register every UDF of the registry on a DuckDB connection (once per instance)."""
-    for spec in UDFS:
+    """Register every UDF (core and detectors) on a DuckDB connection (once per instance)."""
+    for spec in all_udfs():
         connection.create_function(
             spec.name,
             spec.function,
