@@ -1,0 +1,68 @@
+{#
+    Optional inputs: tables (e.g. test_cases) and columns (e.g. attempts.approach) that a
+    platform may not provide. A model that needs one asks first and builds empty (saying
+    so in fct_detector_coverage) instead of failing. Answers are looked up when the model
+    runs (at parse time every optional input counts as absent).
+#}
+
+{# True when the raw table `table_name` exists (table in the raw schema, or parquet file). #}
+{% macro source_table_exists(table_name) -%}
+    {{ return(adapter.dispatch('source_table_exists', 'challenge_fairness')(table_name)) }}
+{%- endmacro %}
+
+{% macro default__source_table_exists(table_name) -%}
+    {%- if not execute -%}{{ return(false) }}{%- endif -%}
+    {%- set relation = source('platform', table_name) -%}
+    {%- set found = adapter.get_relation(
+        database=relation.database, schema=relation.schema, identifier=relation.identifier) -%}
+    {{ return(found is not none) }}
+{%- endmacro %}
+
+{% macro duckdb__source_table_exists(table_name) -%}
+    {%- if not execute -%}{{ return(false) }}{%- endif -%}
+    {%- set parquet_dir = var('raw_parquet_dir', none) -%}
+    {%- if parquet_dir -%}
+        {%- set path = parquet_dir.rstrip('/') ~ '/' ~ table_name ~ '.parquet' -%}
+        {%- set found = run_query("select count(*) from glob('" ~ (path | replace("'", "''")) ~ "')") -%}
+        {{ return(found.rows[0][0] > 0) }}
+    {%- endif -%}
+    {{ return(default__source_table_exists(table_name)) }}
+{%- endmacro %}
+
+
+{# Lower-cased column names of the raw table `table_name` ([] when it does not exist). #}
+{% macro source_column_names(table_name) -%}
+    {%- if not execute or not source_table_exists(table_name) -%}{{ return([]) }}{%- endif -%}
+    {%- set described = run_query("select * from " ~ source_rows(table_name) ~ " as source limit 0") -%}
+    {{ return(described.column_names | map('lower') | list) }}
+{%- endmacro %}
+
+
+{#
+    The raw rows of an optional table, or an empty relation with the same typed columns
+    when the table is absent. `columns` maps column name -> SQL type.
+#}
+{% macro optional_source_rows(table_name, columns) -%}
+    {%- if source_table_exists(table_name) -%}
+        {{ source_rows(table_name) }}
+    {%- else -%}
+        (
+            select
+                {%- for column, data_type in columns.items() %}
+                cast(null as {{ data_type }}) as {{ column }},
+                {%- endfor %}
+                cast(null as bigint) as source_row_number
+            where false
+        )
+    {%- endif -%}
+{%- endmacro %}
+
+
+{# `relation_alias.column_name` cast to `data_type` if the raw table has it, else a typed NULL. #}
+{% macro optional_column(table_name, column_name, data_type, relation_alias='source') -%}
+    {%- if column_name | lower in source_column_names(table_name) -%}
+        cast({{ relation_alias }}.{{ column_name }} as {{ data_type }})
+    {%- else -%}
+        cast(null as {{ data_type }})
+    {%- endif -%}
+{%- endmacro %}
