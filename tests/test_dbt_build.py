@@ -402,7 +402,7 @@ def test_demo_reports_its_planted_biases_and_nothing_else(tmp_path: Path) -> Non
     from challenge_fairness.demo import write_duckdb
     from challenge_fairness.summary import summarise
 
-    demo = generate_platform(PlatformSpec(dirty=True))  # exactly what `make demo` builds
+    demo = generate_platform(PlatformSpec(dirty=True, detector_plants=True))  # = `make demo`
     database = tmp_path / "demo.duckdb"
     write_duckdb(demo, str(database))
     run = run_dbt(

@@ -425,3 +425,77 @@ def test_one_million_attempts_generate() -> None:
     assert attempts.num_rows == 1_000_000
     assert pc.count_distinct(attempts.column("attempt_id")).as_py() == 1_000_000
     assert attempts.column("attempt_id")[-1].as_py() == "att-001000000"
+
+
+# --- signals planted for the other detectors (PlatformSpec.detector_plants) --------------
+
+
+@pytest.fixture(scope="module")
+def planted_platform():
+    return generate_platform(PlatformSpec(seed=7, n_attempts=60_000, detector_plants=True))
+
+
+def test_detector_plants_leave_the_default_platform_unchanged() -> None:
+    plain = generate_platform(PlatformSpec(seed=3, n_attempts=2_000))
+    assert set(plain.tables) == {"attempts", "challenges", "agents", "models"}
+    assert "approach" not in plain.tables["attempts"].column_names
+    assert plain.detector_truth == {}
+
+
+def test_style_twins_share_content_and_one_family_loses_in_plain(planted_platform) -> None:
+    challenges = planted_platform.tables["challenges"].to_pandas()
+    twins = challenges[challenges.challenge_id.str.endswith("-plain")]
+    assert len(twins) == 6 and (twins.briefing_style == "plain").all()
+    originals = challenges.set_index("challenge_id").loc[
+        twins.challenge_id.str.removesuffix("-plain")
+    ]
+    assert (originals.briefing_style == "markdown").all()
+    assert [canonical_variables(v) for v in originals.variables] == [
+        canonical_variables(v) for v in twins.variables
+    ]
+    scores = _scores_with_family(planted_platform)
+    on_twins = scores[scores.challenge_id.isin(twins.challenge_id)]
+    on_originals = scores[scores.challenge_id.isin(originals.index)]
+    gap = lambda frame: (  # noqa: E731
+        frame[frame.model_family == "llama"].score.mean()
+        - frame[frame.model_family != "llama"].score.mean()
+    )
+    assert gap(on_twins) - gap(on_originals) == pytest.approx(-15, abs=4)
+
+
+def test_approach_labels_and_gap(planted_platform) -> None:
+    attempts = _scores_with_family(planted_platform)
+    s07 = attempts[attempts.challenge_id == "ch-s07"]
+    assert set(s07.approach.dropna()) == {"app-router", "pages-router"}
+    assert s07.approach.notna().all()
+    within = s07.groupby(["model_family", "approach"]).score.mean().unstack()
+    assert (within["pages-router"] - within["app-router"]).mean() == pytest.approx(-12, abs=4)
+    assert attempts[~attempts.challenge_id.isin(["ch-s07", "ch-s08"])].approach.isna().all()
+
+
+def test_test_tables_cover_scored_attempts_and_plant_one_dif_case(planted_platform) -> None:
+    cases = planted_platform.tables["test_cases"].to_pandas()
+    results = planted_platform.tables["test_results"].to_pandas()
+    attempts = _scores_with_family(planted_platform)
+    scored = attempts[attempts.score.notna()]
+    assert len(results) == len(scored) * 6
+    assert cases.test_case_id.is_unique
+    joined = results.merge(scored, on="attempt_id").merge(
+        cases, on=["test_case_id", "challenge_id"]
+    )
+    assert len(joined) == len(results)  # every result belongs to its attempt's challenge
+    planted = joined[joined.test_case_id == "ch-s05-tc3"]
+    high = planted[planted.score >= 60]
+    rate = high.groupby(high.model_family == "mistral").passed.mean()
+    assert rate[False] - rate[True] > 0.2
+    lacking = cases[cases.challenge_id == "ch-s03"].input_text
+    assert not lacking.str.contains("漢|ש").any() and lacking.str.contains("🚀").any()
+
+
+def _scores_with_family(platform):
+    tables = {name: table.to_pandas() for name, table in platform.tables.items()}
+    return (
+        tables["attempts"]
+        .merge(tables["agents"], on="agent_id")
+        .merge(tables["models"], on="model_id")
+    )

@@ -128,7 +128,11 @@ DUCKDB_TYPES: dict[str, dict[str, str]] = {
     },
     "agents": {"agent_id": "VARCHAR", "model_id": "VARCHAR"},
     "models": {"model_id": "VARCHAR", "model_family": "VARCHAR", "training_cutoff": "DATE"},
+    # optional inputs, present with PlatformSpec.detector_plants
+    "test_cases": {"test_case_id": "VARCHAR", "challenge_id": "VARCHAR", "input_text": "VARCHAR"},
+    "test_results": {"attempt_id": "VARCHAR", "test_case_id": "VARCHAR", "passed": "BOOLEAN"},
 }
+OPTIONAL_COLUMN_TYPES: dict[str, dict[str, str]] = {"attempts": {"approach": "VARCHAR"}}
 PLANTED_FAMILY_BIASES_SCHEMA = pa.schema(
     [("challenge_id", pa.string()), ("model_family", pa.string()), ("shift", pa.float64())]
 )
@@ -204,6 +208,44 @@ STANDALONE_TAGS: tuple[tuple[str, ...], ...] = (
     (),
 )
 
+# Signals planted for the detectors when PlatformSpec.detector_plants is set.
+DETECTOR_PLANTS: dict[str, Any] = {
+    # every combination of this template is offered in both styles; in 'plain' style the
+    # family loses `shift` points (a style-specific family effect)
+    "briefing_style": {
+        "template_id": "tpl-03",
+        "style": "plain",
+        "family": "llama",
+        "shift": -15.0,
+    },
+    # experiment -> (arm A challenge, arm B challenge, family biased in A, its shift,
+    # difficulty of B relative to A)
+    "experiments": {
+        "exp-001": ("ch-s01", "ch-s02", "gpt", 15.0, 0.0),
+        "exp-002": ("ch-s10", "ch-s11", None, 0.0, -8.0),
+    },
+    # points per year of training cutoff (centred): on every challenge, and extra on a tag
+    "cutoff_points_per_year": 1.5,
+    "api_memorization": {"tag": "api:stripe", "extra_points_per_year": 6.0},
+    "api_tagged_template": "tpl-06",  # tagged api:stripe as a whole, for power
+    # challenge -> (approach A, approach B, score shift of B, families preferring A)
+    "approaches": {
+        "ch-s07": ("app-router", "pages-router", -12.0, ("claude", "gemini")),
+        "ch-s08": ("rest", "graphql", 0.0, ("gpt", "qwen")),
+    },
+    "test_cases_per_challenge": 6,
+    "test_case_slope": 8.0,  # P(pass) = sigmoid((score - difficulty) / slope)
+    "test_case_dif": {"test_case_id": "ch-s05-tc3", "family": "mistral", "log_odds": -2.5},
+    "string_challenge_lacking": {"challenge_id": "ch-s03", "lacks": ("cjk", "right_to_left")},
+}
+UNICODE_SAMPLES: dict[str, str] = {
+    "accented_latin": "Crème brûlée for Zoë in São Paulo",
+    "cjk": "漢字 かな 한글",
+    "emoji": "launch 🚀 party 🎉 😀",
+    "right_to_left": "שלום مرحبا",
+    "zero_width": "zero\u200bwidth\u200djoin\ufeff",
+}
+
 DEFAULT_PLANTED_FAMILY_BIASES: tuple[tuple[str, str, float], ...] = (
     ("ch-t02-03", "gemini", 20.0),
     ("ch-s04", "llama", -20.0),
@@ -239,6 +281,9 @@ class PlatformSpec:
     # family -> (template_id, weight): routed weight-times as often to its hardest combinations
     family_routing: dict[str, tuple[str, float]] | None = field(default=None, hash=False)
     dirty: bool = False  # append bad rows of every kind, listed in Platform.dirty_rows
+    # plant the signals of the other detectors (briefing styles, A/B experiments, API
+    # memorisation, approach labels, test cases and results): see DETECTOR_PLANTS
+    detector_plants: bool = False
 
 
 @dataclass(frozen=True)
@@ -250,6 +295,7 @@ class Platform:
     planted_family_biases: pa.Table
     planted_hard_combinations: pa.Table
     dirty_rows: pa.Table
+    detector_truth: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -331,6 +377,8 @@ def _build_challenges(spec: PlatformSpec) -> _Challenges:
                 }
             )
             canonical.append(canonical_variables(values))
+    if spec.detector_plants:
+        rows, canonical = _with_briefing_style_twins(rows, canonical)
     for s in range(spec.n_standalone_challenges):
         in_experiment = s < 2 and spec.n_standalone_challenges >= 2
         rows.append(
@@ -345,6 +393,8 @@ def _build_challenges(spec: PlatformSpec) -> _Challenges:
             }
         )
         canonical.append("{}")
+    if spec.detector_plants:
+        _plant_catalogue_labels(rows)
     table = pa.Table.from_pylist(rows, schema=CHALLENGES_SCHEMA)
     return _Challenges(
         table=table,
@@ -352,6 +402,49 @@ def _build_challenges(spec: PlatformSpec) -> _Challenges:
         template_ids=[r["template_id"] for r in rows],
         canonical_variables=canonical,
     )
+
+
+def _with_briefing_style_twins(
+    rows: list[dict[str, Any]], canonical: list[str]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Offer every combination of the style template in 'markdown' and in a twin style."""
+    plant = DETECTOR_PLANTS["briefing_style"]
+    out_rows, out_canonical = [], []
+    for row, key in zip(rows, canonical, strict=True):
+        out_rows.append(row)
+        out_canonical.append(key)
+        if row["template_id"] == plant["template_id"]:
+            row["briefing_style"] = "markdown"
+            out_rows.append(
+                {
+                    **row,
+                    "challenge_id": f"{row['challenge_id']}-{plant['style']}",
+                    "briefing_style": plant["style"],
+                    "tags": list(row["tags"]),
+                }
+            )
+            out_canonical.append(key)
+    return out_rows, out_canonical
+
+
+def _plant_catalogue_labels(rows: list[dict[str, Any]]) -> None:
+    """Experiments, API tags and string-handling tags the detector plants need."""
+    by_id = {row["challenge_id"]: row for row in rows}
+    for experiment_id, (arm_a, arm_b, *_rest) in DETECTOR_PLANTS["experiments"].items():
+        for challenge_id, arm in ((arm_a, "A"), (arm_b, "B")):
+            if challenge_id in by_id:
+                by_id[challenge_id]["experiment_id"] = experiment_id
+                by_id[challenge_id]["experiment_arm"] = arm
+    api_tag = DETECTOR_PLANTS["api_memorization"]["tag"]
+    for row in rows:
+        if (
+            row["template_id"] == DETECTOR_PLANTS["api_tagged_template"]
+            and api_tag not in row["tags"]
+        ):
+            row["tags"] = [*row["tags"], api_tag]
+    lacking = by_id.get(DETECTOR_PLANTS["string_challenge_lacking"]["challenge_id"])
+    if lacking is not None and "string-handling" not in lacking["tags"]:
+        lacking["tags"] = [*lacking["tags"], "string-handling"]
 
 
 def _build_population(
@@ -487,8 +580,10 @@ def _simulate_attempts(
     agent_family_idx: np.ndarray,
     routing: dict[int, np.ndarray],
     rng: np.random.Generator,
-) -> pa.Table:
-    """Draw every attempt at once: challenge, agent, score, outcome and timestamp."""
+    approach_plan: dict[int, tuple[str, str, float, np.ndarray]] | None = None,
+) -> tuple[pa.Table, pa.Array]:
+    """Draw every attempt at once: challenge, agent, score, outcome and timestamp; and the
+    approach label of each attempt (NULL unless `approach_plan` names its challenge)."""
     n = spec.n_attempts
     n_challenges, n_agents = expected.shape
     agent_idx = rng.integers(0, n_agents, size=n, dtype=np.int32)
@@ -502,6 +597,13 @@ def _simulate_attempts(
     score = rng.standard_normal(n)
     score *= spec.noise_sd
     score += expected.ravel()[challenge_idx.astype(np.int64) * n_agents + agent_idx]
+    approach = np.full(n if approach_plan else 0, None, dtype=object)
+    for planned, (approach_a, approach_b, shift_b, preferring) in (approach_plan or {}).items():
+        on_challenge = challenge_idx == planned
+        prefers_a = np.isin(agent_family_idx[agent_idx[on_challenge]], preferring)
+        chose_a = rng.random(int(on_challenge.sum())) < np.where(prefers_a, 0.7, 0.3)
+        approach[on_challenge] = np.where(chose_a, approach_a, approach_b)
+        score[np.flatnonzero(on_challenge)[~chose_a]] += shift_b
     outcome = rng.random(n)
     unscored = outcome < spec.unscored_rate
     crashed = ~unscored & (outcome < spec.unscored_rate + spec.crash_rate)
@@ -524,7 +626,7 @@ def _simulate_attempts(
             "submitted_at": pa.array(submitted, pa.timestamp("us")),
         },
         schema=ATTEMPTS_SCHEMA,
-    )
+    ), (pa.array(approach, pa.string()) if approach_plan else pa.nulls(n, pa.string()))
 
 
 def _dirty_rows(
@@ -682,9 +784,22 @@ def generate_platform(spec: PlatformSpec = PlatformSpec()) -> Platform:
         + agent_offset[None, :]
         + bias[:, agent_family_idx]
     )
+    approach_plan: dict[int, tuple[str, str, float, np.ndarray]] = {}
+    detector_truth: dict[str, Any] = {}
+    if spec.detector_plants:
+        expected, bias_truth, approach_plan, detector_truth = _plant_detector_signals(
+            spec, challenges, models, agents, agent_family_idx, difficulty, expected, bias_truth
+        )
     routing = _routing_weights(spec, challenges, difficulty + hard)
-    attempts = _simulate_attempts(
-        spec, challenges.ids, agents, expected, agent_family_idx, routing, attempts_rng
+    attempts, approach = _simulate_attempts(
+        spec,
+        challenges.ids,
+        agents,
+        expected,
+        agent_family_idx,
+        routing,
+        attempts_rng,
+        approach_plan,
     )
     tables = {
         "attempts": attempts,
@@ -695,13 +810,182 @@ def generate_platform(spec: PlatformSpec = PlatformSpec()) -> Platform:
     dirty = pa.Table.from_pylist([], schema=DIRTY_ROWS_SCHEMA)
     if spec.dirty:
         tables, dirty = _dirty_rows(tables, spec)
+    if spec.detector_plants:
+        padding = pa.nulls(tables["attempts"].num_rows - len(approach), pa.string())
+        tables["attempts"] = tables["attempts"].append_column(
+            "approach", pa.concat_arrays([approach, padding])
+        )
+        tables.update(
+            _test_tables(
+                challenges, attempts, agents, agent_family_idx, list(spec.families), attempts_rng
+            )
+        )
     return Platform(
         spec=spec,
         tables=tables,
         planted_family_biases=bias_truth,
         planted_hard_combinations=hard_truth,
         dirty_rows=dirty,
+        detector_truth=detector_truth,
     )
+
+
+def _plant_detector_signals(
+    spec: PlatformSpec,
+    challenges: _Challenges,
+    models: pa.Table,
+    agents: pa.Table,
+    agent_family_idx: np.ndarray,
+    difficulty: np.ndarray,
+    expected: np.ndarray,
+    bias_truth: pa.Table,
+) -> tuple[np.ndarray, pa.Table, dict[int, tuple[str, str, float, np.ndarray]], dict[str, Any]]:
+    """Add the DETECTOR_PLANTS effects to the expected scores; return them with the truth."""
+    position = {c: i for i, c in enumerate(challenges.ids)}
+    family_position = {f: i for i, f in enumerate(spec.families)}
+    expected = expected.copy()
+    truth_rows = bias_truth.to_pylist()
+
+    # Briefing style twins share their original's difficulty; one family loses in one style.
+    style = DETECTOR_PLANTS["briefing_style"]
+    style_family = agent_family_idx == family_position[style["family"]]
+    for challenge_id, i in position.items():
+        if challenge_id.endswith(f"-{style['style']}"):
+            twin = position[challenge_id.removesuffix(f"-{style['style']}")]
+            expected[i] += difficulty[twin] - difficulty[i]
+            expected[i, style_family] += style["shift"]
+            truth_rows.append(
+                {
+                    "challenge_id": challenge_id,
+                    "model_family": style["family"],
+                    "shift": style["shift"],
+                }
+            )
+
+    # A/B experiments: arm B's difficulty relative to arm A; a family bias in arm A.
+    for arm_a, arm_b, family, shift, b_relative in DETECTOR_PLANTS["experiments"].values():
+        if arm_a not in position or arm_b not in position:
+            continue
+        a, b = position[arm_a], position[arm_b]
+        expected[b] += (difficulty[a] + b_relative) - difficulty[b]
+        if family is not None:
+            expected[a, agent_family_idx == family_position[family]] += shift
+            truth_rows.append({"challenge_id": arm_a, "model_family": family, "shift": shift})
+
+    # Newer training cutoffs score higher everywhere, and more on the memorised API.
+    model_index = {m: i for i, m in enumerate(models.column("model_id").to_pylist())}
+    cutoff = np.array(
+        [
+            np.nan if d is None else d.toordinal() / 365.25
+            for d in models.column("training_cutoff").to_pylist()
+        ]
+    )
+    centred = np.nan_to_num(cutoff - np.nanmean(cutoff), nan=0.0)
+    agent_cutoff = centred[[model_index[m] for m in agents.column("model_id").to_pylist()]]
+    expected += DETECTOR_PLANTS["cutoff_points_per_year"] * agent_cutoff[None, :]
+    api = DETECTOR_PLANTS["api_memorization"]
+    tagged = np.array(
+        [api["tag"] in tags for tags in challenges.table.column("tags").to_pylist()], dtype=bool
+    )
+    expected[tagged] += api["extra_points_per_year"] * agent_cutoff[None, :]
+
+    plan = {
+        position[challenge_id]: (
+            approach_a,
+            approach_b,
+            shift_b,
+            np.array([family_position[f] for f in preferring if f in family_position]),
+        )
+        for challenge_id, (approach_a, approach_b, shift_b, preferring) in DETECTOR_PLANTS[
+            "approaches"
+        ].items()
+        if challenge_id in position
+    }
+    truth = {
+        "briefing_style": style,
+        "experiments": {k: list(v) for k, v in DETECTOR_PLANTS["experiments"].items()},
+        "api_memorization": {**api, "tagged_challenges": int(tagged.sum())},
+        "cutoff_points_per_year": DETECTOR_PLANTS["cutoff_points_per_year"],
+        "approaches": {k: list(v) for k, v in DETECTOR_PLANTS["approaches"].items()},
+        "test_case_dif": DETECTOR_PLANTS["test_case_dif"],
+        "string_challenge_lacking": {
+            k: list(v) if isinstance(v, tuple) else v
+            for k, v in DETECTOR_PLANTS["string_challenge_lacking"].items()
+        },
+    }
+    return (
+        expected,
+        pa.Table.from_pylist(truth_rows, schema=PLANTED_FAMILY_BIASES_SCHEMA),
+        plan,
+        truth,
+    )
+
+
+def _test_tables(
+    challenges: _Challenges,
+    attempts: pa.Table,
+    agents: pa.Table,
+    agent_family_idx: np.ndarray,
+    families: list[str],
+    rng: np.random.Generator,
+) -> dict[str, pa.Table]:
+    """test_cases (per challenge) and test_results (per scored attempt and test case)."""
+    per_challenge = DETECTOR_PLANTS["test_cases_per_challenge"]
+    lacking = DETECTOR_PLANTS["string_challenge_lacking"]
+    samples = list(UNICODE_SAMPLES.items())
+    case_ids, case_challenges, inputs = [], [], []
+    for challenge_id, tags in zip(
+        challenges.ids, challenges.table.column("tags").to_pylist(), strict=True
+    ):
+        for k in range(per_challenge):
+            text = f"case {k + 1} of {challenge_id}: plain ASCII input"
+            if "string-handling" in tags and k < len(samples):
+                category, sample = samples[k]
+                if not (challenge_id == lacking["challenge_id"] and category in lacking["lacks"]):
+                    text = f"normalise: {sample}"
+            case_ids.append(f"{challenge_id}-tc{k + 1}")
+            case_challenges.append(challenge_id)
+            inputs.append(text)
+    test_cases = pa.table(
+        {
+            "test_case_id": pa.array(case_ids, pa.string()),
+            "challenge_id": pa.array(case_challenges, pa.string()),
+            "input_text": pa.array(inputs, pa.string()),
+        }
+    )
+    case_difficulty = rng.uniform(35.0, 75.0, size=len(case_ids))
+
+    scored = attempts.filter(pc.is_valid(attempts.column("score")))
+    challenge_idx = pc.index_in(
+        scored.column("challenge_id"), value_set=pa.array(challenges.ids, pa.string())
+    ).to_numpy()
+    agent_idx = pc.index_in(
+        scored.column("agent_id"), value_set=agents.column("agent_id").combine_chunks()
+    ).to_numpy()
+    family_idx = agent_family_idx[agent_idx]
+    score = scored.column("score").to_numpy()
+    offsets = np.arange(per_challenge)
+    case_idx = (challenge_idx[:, None] * per_challenge + offsets[None, :]).ravel()
+    logit = (np.repeat(score, per_challenge) - case_difficulty[case_idx]) / DETECTOR_PLANTS[
+        "test_case_slope"
+    ]
+    dif = DETECTOR_PLANTS["test_case_dif"]
+    if dif["test_case_id"] in case_ids and dif["family"] in families:
+        affected = (case_idx == case_ids.index(dif["test_case_id"])) & (
+            np.repeat(family_idx, per_challenge) == families.index(dif["family"])
+        )
+        logit[affected] += dif["log_odds"]
+    passed = rng.random(logit.size) < 1.0 / (1.0 + np.exp(-logit))
+    test_results = pa.table(
+        {
+            "attempt_id": scored.column("attempt_id").take(
+                pa.array(np.repeat(np.arange(scored.num_rows), per_challenge))
+            ),
+            "test_case_id": pa.array(case_ids, pa.string()).take(pa.array(case_idx)),
+            "passed": pa.array(passed, pa.bool_()),
+        }
+    )
+    return {"test_cases": test_cases, "test_results": test_results}
 
 
 def _quote(identifier: str) -> str:
@@ -717,7 +1001,11 @@ def write_duckdb(platform: Platform, database_path: str, schema: str = "raw") ->
             con.register("_demo_source", table)
             columns = ", ".join(
                 f"CAST({_quote(col)} AS {sql_type}) AS {_quote(col)}"
-                for col, sql_type in DUCKDB_TYPES[name].items()
+                for col, sql_type in {
+                    **DUCKDB_TYPES[name],
+                    **OPTIONAL_COLUMN_TYPES.get(name, {}),
+                }.items()
+                if col in table.column_names
             )
             con.execute(
                 f"CREATE OR REPLACE TABLE {_quote(schema)}.{_quote(name)} AS "
@@ -743,6 +1031,7 @@ def truth_as_dict(platform: Platform) -> dict[str, Any]:
         "planted_family_biases": platform.planted_family_biases.to_pylist(),
         "planted_hard_combinations": platform.planted_hard_combinations.to_pylist(),
         "dirty_rows": platform.dirty_rows.to_pylist(),
+        "detector_plants": platform.detector_truth,
     }
 
 
@@ -761,11 +1050,21 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=PlatformSpec.seed, help="random seed")
     parser.add_argument("--dirty", action="store_true", help="append bad rows of every kind")
+    parser.add_argument(
+        "--detector-plants",
+        action="store_true",
+        help="plant the other detectors' signals and write test_cases/test_results too",
+    )
     parser.add_argument("--truth-json", metavar="PATH", help="also write the planted truth as JSON")
     args = parser.parse_args(argv)
 
     platform = generate_platform(
-        PlatformSpec(seed=args.seed, n_attempts=args.attempts, dirty=args.dirty)
+        PlatformSpec(
+            seed=args.seed,
+            n_attempts=args.attempts,
+            dirty=args.dirty,
+            detector_plants=args.detector_plants,
+        )
     )
     if args.duckdb:
         write_duckdb(platform, args.duckdb, args.schema)
