@@ -10,7 +10,7 @@
         "var fairness_gate_severity must be 'error' or 'warn', got '" ~ severity ~ "'") }}
 {%- endif -%}
 {{ config(severity=severity) }}
-{%- if execute -%}
+{%- if execute and invocation_args_dict.get('which') in ['build', 'test', 'retry'] -%}
     {%- set failures = run_query(
         "select " ~ message_column ~ " from " ~ model ~ " where not " ~ success_column
     ) -%}
