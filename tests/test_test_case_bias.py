@@ -225,7 +225,7 @@ def test_mh_dif_matches_explicit_loops_for_every_focal_family(
     counts: tuple[np.ndarray, np.ndarray], alpha: float
 ) -> None:
     passes, failures = counts
-    result = dif.mantel_haenszel_dif(table_of(passes, failures), alpha)
+    result = dif.mantel_haenszel_dif(table_of(passes, failures), alpha, purify=False)
     for k in range(passes.shape[0]):
         others = np.arange(passes.shape[0]) != k
         reference_pass = passes[others].sum(axis=0).astype(float).tolist()
@@ -340,6 +340,75 @@ def test_a_family_that_never_passes_gets_a_corrected_finite_large_negative_d_dif
     assert np.isfinite(result.d_dif[1]) and result.d_dif[1] < -1.5
     assert result.ets_class[1] == "C" and result.direction[1] == "disadvantage"
     assert "Haldane" in result.reason[1]
+
+
+def reference_purified_dif(
+    passes: np.ndarray, failures: np.ndarray, alpha: float
+) -> list[dict[str, float | bool] | None]:
+    """Per family, reference_mh against the other families minus the excluded ones; the
+    C family with the largest |D-DIF| outside the excluded set joins it, by loops, until
+    there is none."""
+    k = passes.shape[0]
+    excluded: set[int] = set()
+    while True:
+        results: list[dict[str, float | bool] | None] = []
+        for focal in range(k):
+            others = [j for j in range(k) if j != focal and j not in excluded]
+            if not any((passes[j] + failures[j]).sum() > 0 for j in others):
+                others = [j for j in range(k) if j != focal]
+            results.append(
+                reference_mh(
+                    passes[others].sum(axis=0).astype(float).tolist(),
+                    failures[others].sum(axis=0).astype(float).tolist(),
+                    passes[focal].astype(float).tolist(),
+                    failures[focal].astype(float).tolist(),
+                )
+                if others
+                else None
+            )
+        candidates = [
+            (abs(float(r["d_dif"])), j)
+            for j, r in enumerate(results)
+            if r is not None
+            and j not in excluded
+            and reference_ets(
+                float(r["d_dif"]), float(r["d_dif_se"]), float(r["p_value"]), alpha, 1.0, 1.5
+            )
+            == "C"
+        ]
+        if not candidates:
+            return results
+        excluded.add(max(candidates, key=lambda item: (item[0], -item[1]))[1])
+
+
+@given(stratified_counts(max_families=5), st.sampled_from([0.05, 0.2]))
+@settings(max_examples=120, deadline=None)
+def test_purified_dif_matches_an_iterated_loop_computation(
+    counts: tuple[np.ndarray, np.ndarray], alpha: float
+) -> None:
+    passes, failures = counts
+    result = dif.mantel_haenszel_dif(table_of(passes, failures), alpha)
+    for k, expected in enumerate(reference_purified_dif(passes, failures, alpha)):
+        if expected is None:
+            assert np.isnan(result.d_dif[k])
+            continue
+        assert result.d_dif[k] == pytest.approx(expected["d_dif"], rel=1e-8, abs=1e-12)
+        assert result.d_dif_se[k] == pytest.approx(expected["d_dif_se"], rel=1e-8)
+
+
+def test_purification_removes_the_mirror_image_of_one_large_dif() -> None:
+    # per band: two fair families pass half the time, one family a tenth of the time
+    passes = np.array([[100, 100, 100], [100, 100, 100], [20, 20, 20]])
+    failures = np.array([[100, 100, 100], [100, 100, 100], [180, 180, 180]])
+    pooled = dif.mantel_haenszel_dif(table_of(passes, failures), 0.05, purify=False)
+    assert pooled.ets_class.tolist() == ["C", "C", "C"]  # the fair ones look advantaged
+    assert pooled.d_dif[0] == pytest.approx(-2.35 * math.log(120 * 100 / (280 * 100)))
+    purified = dif.mantel_haenszel_dif(table_of(passes, failures), 0.05)
+    assert purified.ets_class.tolist() == ["A", "A", "C"]
+    assert purified.d_dif[0] == pytest.approx(0.0, abs=1e-12)
+    assert purified.is_excluded_from_reference.tolist() == [False, False, True]
+    assert purified.reference_results.tolist() == [600, 600, 1200]
+    assert purified.direction[2] == "disadvantage"
 
 
 # --- ETS classification -----------------------------------------------------------------------

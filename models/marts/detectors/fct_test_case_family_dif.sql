@@ -53,12 +53,17 @@ compared as (
         family_totals.results,
         family_totals.passes,
         family_totals.is_eligible,
-        coalesce(eligible_totals.results, 0)
-            - case when family_totals.is_eligible then family_totals.results else 0 end
-            as reference_results,
-        coalesce(eligible_totals.passes, 0)
-            - case when family_totals.is_eligible then family_totals.passes else 0 end
-            as reference_passes,
+        coalesce(
+            family_dif.reference_results,
+            coalesce(eligible_totals.results, 0)
+                - case when family_totals.is_eligible then family_totals.results else 0 end
+        ) as reference_results,
+        coalesce(
+            family_dif.reference_passes,
+            coalesce(eligible_totals.passes, 0)
+                - case when family_totals.is_eligible then family_totals.passes else 0 end
+        ) as reference_passes,
+        coalesce(family_dif.is_excluded_from_reference, false) as is_excluded_from_reference,
         family_dif.informative_bands,
         family_dif.common_odds_ratio,
         family_dif.d_dif,
@@ -110,6 +115,7 @@ select
     cast(reference_results as bigint) as reference_results,
     cast(case when reference_results > 0 then reference_passes / reference_results end as double)
         as reference_pass_rate,
+    cast(is_excluded_from_reference as boolean) as is_excluded_from_reference,
     cast(coalesce(informative_bands, 0) as bigint) as informative_bands,
     cast(common_odds_ratio as double) as common_odds_ratio,
     cast(d_dif as double) as d_dif,

@@ -8,12 +8,12 @@ test case depend on the family?
 * Per test case, the generalised Cochran-Mantel-Haenszel statistic for the K x 2 x S table
   (families x passed/failed x score bands), general association, df = K - 1
   (Landis, Heyman & Koch 1978).
-* Per (test case, family), that family (focal) against all other families pooled
-  (reference): the Mantel-Haenszel common odds ratio (Mantel & Haenszel 1959), MH D-DIF =
-  -2.35 ln(alpha_MH) with the Robins-Breslow-Greenland (1986) variance (equal to Phillips &
-  Holland 1987), the continuity-corrected MH chi-square (Holland & Thayer 1988), and the ETS
-  A/B/C class, whose "significantly greater than 1" uses the interval-null test of Paek &
-  Holland (2015).
+* Per (test case, family), that family (focal) against the other families pooled
+  (reference; a family with large DIF is purified out of the others' reference): the
+  Mantel-Haenszel common odds ratio (Mantel & Haenszel 1959), MH D-DIF = -2.35 ln(alpha_MH)
+  with the Robins-Breslow-Greenland (1986) variance (equal to Phillips & Holland 1987), the
+  continuity-corrected MH chi-square (Holland & Thayer 1988), and the ETS A/B/C class,
+  whose "significantly greater than 1" uses the interval-null test of Paek & Holland (2015).
 
 scipy has no Cochran-Mantel-Haenszel: the statistics are written from the published
 formulas; scipy supplies the distributions (chi2, norm).
@@ -131,8 +131,11 @@ def generalized_cmh(table: StratifiedTable) -> GeneralizedCmh:
 
 @dataclass(frozen=True)
 class MantelHaenszelDif:
-    """Each family (focal) against all other families (reference), vectorised over families."""
+    """Each family (focal) against the other families (reference), vectorised over families."""
 
+    reference_results: FloatArray
+    reference_passes: FloatArray
+    is_excluded_from_reference: npt.NDArray[np.bool_]  # ETS C: left out of the others' reference
     informative_strata: IntArray
     common_odds_ratio: FloatArray  # > 1: the reference passes more often (Holland & Thayer)
     d_dif: FloatArray
@@ -191,8 +194,41 @@ def mantel_haenszel_dif(
     alpha: float,
     negligible: float = 1.0,
     large: float = 1.5,
+    purify: bool = True,
 ) -> MantelHaenszelDif:
-    """MH common odds ratio, D-DIF, its SE, MH chi-square and ETS class for every family.
+    """MH DIF of every family against the other families, with a purified reference.
+
+    One family with large DIF drags the pooled reference of every other family with it, so
+    they look like DIF in the opposite direction (its mirror image). Purification (a group
+    analogue of Holland & Thayer's two-stage procedure), one family at a time: the ETS C
+    family with the largest |D-DIF| not yet excluded is left out of the other families'
+    reference and all families are reclassified; repeated until no family outside the
+    excluded set is C (at most K rounds). An excluded family's own reference is the
+    families not excluded; a family left without any reference keeps all others.
+    """
+    families = table.passes.shape[0]
+    excluded = np.zeros(families, dtype=bool)
+    result = _mantel_haenszel_against(table, excluded, alpha, negligible, large)
+    for _ in range(families if purify else 0):
+        candidates = (result.ets_class == "C") & ~excluded
+        if not candidates.any():
+            break
+        size = np.where(candidates, np.abs(result.d_dif), -np.inf)
+        excluded = excluded.copy()
+        excluded[int(np.argmax(size))] = True
+        result = _mantel_haenszel_against(table, excluded, alpha, negligible, large)
+    return result
+
+
+def _mantel_haenszel_against(
+    table: StratifiedTable,
+    excluded: npt.NDArray[np.bool_],
+    alpha: float,
+    negligible: float,
+    large: float,
+) -> MantelHaenszelDif:
+    """MH common odds ratio, D-DIF, its SE, MH chi-square and ETS class for every family
+    against the other families not `excluded` (all others where that leaves none).
 
     Per stratum s: A = reference passes, B = reference failures, C = focal passes,
     D = focal failures, T = A + B + C + D. alpha_MH = sum(A D / T) / sum(B C / T); D-DIF =
@@ -209,8 +245,12 @@ def mantel_haenszel_dif(
     if not 0 <= negligible <= large:
         raise ValueError("need 0 <= negligible <= large")
     focal_passes, focal_totals = table.passes, table.totals
-    reference_passes = focal_passes.sum(axis=0) - focal_passes
-    reference_totals = focal_totals.sum(axis=0) - focal_totals
+    kept = ~excluded[:, None]
+    reference_passes = (focal_passes * kept).sum(axis=0) - focal_passes * kept
+    reference_totals = (focal_totals * kept).sum(axis=0) - focal_totals * kept
+    no_reference = reference_totals.sum(axis=1) == 0
+    reference_passes[no_reference] = (focal_passes.sum(axis=0) - focal_passes)[no_reference]
+    reference_totals[no_reference] = (focal_totals.sum(axis=0) - focal_totals)[no_reference]
     a = reference_passes
     b = reference_totals - reference_passes
     c = focal_passes
@@ -272,6 +312,9 @@ def mantel_haenszel_dif(
     )
     reason[~has_results] = "no results of this family"
     return MantelHaenszelDif(
+        reference_results=reference_totals.sum(axis=1),
+        reference_passes=reference_passes.sum(axis=1),
+        is_excluded_from_reference=excluded.copy(),
         informative_strata=n_informative.astype(np.int64),
         common_odds_ratio=odds_ratio,
         d_dif=d_dif,
@@ -294,6 +337,9 @@ def mantel_haenszel_dif(
 FAMILY_DIF_TYPE = pa.struct(
     [
         ("model_family", pa.string()),
+        ("reference_results", pa.int64()),
+        ("reference_passes", pa.int64()),
+        ("is_excluded_from_reference", pa.bool_()),
         ("informative_bands", pa.int64()),
         ("common_odds_ratio", pa.float64()),
         ("d_dif", pa.float64()),
@@ -388,6 +434,9 @@ def dif_by_test_case(
         family_rows = [
             {
                 "model_family": labels[present[k]],
+                "reference_results": int(dif.reference_results[k]),
+                "reference_passes": int(dif.reference_passes[k]),
+                "is_excluded_from_reference": bool(dif.is_excluded_from_reference[k]),
                 "informative_bands": int(dif.informative_strata[k]),
                 "common_odds_ratio": _finite_or_none(dif.common_odds_ratio[k]),
                 "d_dif": _finite_or_none(dif.d_dif[k]),
