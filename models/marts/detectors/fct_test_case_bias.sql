@@ -1,0 +1,149 @@
+{%- set min_results = var('dif_min_family_results') %}
+{%- set alpha = var('alpha') %}
+with
+
+test_cases as (
+    select * from {{ ref('stg_platform__test_cases') }}
+),
+
+test_results as (
+    select * from {{ ref('stg_platform__test_results') }}
+),
+
+attempts as (
+    select * from {{ ref('stg_platform__attempts') }}
+),
+
+dif_tested as (
+    select * from {{ ref('int_test_case_dif_tested') }}
+),
+
+family_dif as (
+    select * from {{ ref('fct_test_case_family_dif') }}
+),
+
+results_counted as (
+    select
+        test_results.test_case_id,
+        count(*) filter (where attempts.score is not null) as results,
+        count(*) filter (where attempts.score is null) as unscored_results
+    from test_results
+    inner join attempts
+        on test_results.attempt_id = attempts.attempt_id
+    group by test_results.test_case_id
+),
+
+described_families as (
+    select
+        *,
+        'family ' || model_family || ' passes it '
+            || case when d_dif < 0 then 'less' else 'more' end
+            || ' often than equally scored attempts of the other families (MH D-DIF '
+            || {{ format_number('d_dif', '%+.2f') }} || ', SE '
+            || {{ format_number('d_dif_se', '%.2f') }} || ', ETS ' || ets_class || ')'
+            as evidence,
+        row_number() over (
+            partition by test_case_id
+            order by is_large_dif desc, abs(d_dif) desc nulls last, model_family
+        ) as lead_rank
+    from family_dif
+),
+
+family_summaries as (
+    select
+        test_case_id,
+        count(*) as families,
+        count(*) filter (where is_large_dif) as large_dif_families,
+        max(ets_class) as largest_ets_class,
+        string_agg(evidence, '; ' order by abs(d_dif) desc) filter (where is_large_dif)
+            as large_dif_evidence,
+        max(case when lead_rank = 1 then model_family end) as lead_family,
+        max(case when lead_rank = 1 then d_dif end) as lead_d_dif,
+        max(case when lead_rank = 1 then d_dif_se end) as lead_d_dif_se,
+        max(case when lead_rank = 1 then ets_class end) as lead_ets_class,
+        max(case when lead_rank = 1 then evidence end) as lead_evidence
+    from described_families
+    group by test_case_id
+),
+
+judged as (
+    select
+        test_cases.test_case_id,
+        test_cases.challenge_id,
+        coalesce(results_counted.results, 0) as results,
+        coalesce(results_counted.unscored_results, 0) as unscored_results,
+        coalesce(family_summaries.families, 0) as families,
+        coalesce(dif_tested.families_tested, 0) as families_tested,
+        coalesce(dif_tested.informative_bands, 0) as informative_bands,
+        dif_tested.gcmh_statistic,
+        dif_tested.gcmh_df,
+        dif_tested.gcmh_p_value,
+        dif_tested.gcmh_q_value,
+        family_summaries.largest_ets_class,
+        coalesce(family_summaries.large_dif_families, 0) as large_dif_families,
+        family_summaries.lead_family,
+        family_summaries.lead_d_dif,
+        family_summaries.lead_d_dif_se,
+        family_summaries.lead_ets_class,
+        case
+            when coalesce(dif_tested.families_tested, 0) < 2 then 'insufficient_evidence'
+            when dif_tested.status is distinct from 'ok' then 'not_testable'
+            when dif_tested.gcmh_q_value < {{ alpha }}
+                and family_summaries.large_dif_families > 0 then 'review_recommended'
+            else 'no_large_dif'
+        end as verdict,
+        case
+            when coalesce(dif_tested.families_tested, 0) < 2 then
+                coalesce(dif_tested.families_tested, 0)
+                || ' families with at least dif_min_family_results = {{ min_results }}'
+                || ' scored results; DIF needs two'
+            when dif_tested.status is distinct from 'ok' then
+                'generalised CMH not computable: ' || dif_tested.reason
+            when dif_tested.gcmh_q_value < {{ alpha }}
+                and family_summaries.large_dif_families > 0 then
+                family_summaries.large_dif_evidence
+                || '; families pass it at different rates within score bands (generalised CMH q = '
+                || {{ format_number('dif_tested.gcmh_q_value', '%.2g') }}
+                || ' < alpha = {{ alpha }}): check whether it tests names or formats'
+                || ' rather than behaviour'
+            when dif_tested.gcmh_q_value < {{ alpha }} then
+                'families pass it at different rates within score bands (generalised CMH q = '
+                || {{ format_number('dif_tested.gcmh_q_value', '%.2g') }}
+                || '), but no family''s DIF is large (largest: '
+                || coalesce(family_summaries.lead_evidence, 'none computable') || ')'
+            else
+                'no evidence that families pass it at different rates at the same score'
+                || ' (generalised CMH q = '
+                || {{ format_number('dif_tested.gcmh_q_value', '%.2g') }} || ' >= alpha = {{ alpha }})'
+        end as reason
+    from test_cases
+    left join results_counted
+        on test_cases.test_case_id = results_counted.test_case_id
+    left join dif_tested
+        on test_cases.test_case_id = dif_tested.test_case_id
+    left join family_summaries
+        on test_cases.test_case_id = family_summaries.test_case_id
+)
+
+select
+    cast(test_case_id as varchar) as test_case_id,
+    cast(challenge_id as varchar) as challenge_id,
+    cast(verdict as varchar) as verdict,
+    cast(verdict = 'review_recommended' as boolean) as is_review_recommended,
+    cast(reason as varchar) as reason,
+    cast(results as bigint) as results,
+    cast(unscored_results as bigint) as unscored_results,
+    cast(families as bigint) as families,
+    cast(families_tested as bigint) as families_tested,
+    cast(informative_bands as bigint) as informative_bands,
+    cast(gcmh_statistic as double) as gcmh_statistic,
+    cast(gcmh_df as bigint) as gcmh_df,
+    cast(gcmh_p_value as double) as gcmh_p_value,
+    cast(gcmh_q_value as double) as gcmh_q_value,
+    cast(largest_ets_class as varchar) as largest_ets_class,
+    cast(large_dif_families as bigint) as large_dif_families,
+    cast(lead_family as varchar) as lead_family,
+    cast(lead_d_dif as double) as lead_d_dif,
+    cast(lead_d_dif_se as double) as lead_d_dif_se,
+    cast(lead_ets_class as varchar) as lead_ets_class
+from judged

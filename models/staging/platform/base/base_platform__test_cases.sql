@@ -1,0 +1,53 @@
+{#
+    Every raw test case row, typed, with the first rule it breaks (NULL when clean).
+    `test_cases` is optional: when the platform has no such table this model is empty.
+    A NULL input_text is kept (the input is unknown; it covers no Unicode category).
+#}
+with
+
+source as (
+    select * from {{ optional_source_rows(
+        'test_cases',
+        {'test_case_id': 'varchar', 'challenge_id': 'varchar', 'input_text': 'varchar'}
+    ) }}
+),
+
+challenges as (
+    select * from {{ ref('stg_platform__challenges') }}
+),
+
+duplicates as (
+    {{ key_duplicates('source', 'test_case_id', ['challenge_id', 'input_text']) }}
+),
+
+checked as (
+    select
+        source.source_row_number,
+        cast(source.test_case_id as varchar) as test_case_id,
+        cast(source.challenge_id as varchar) as challenge_id,
+        cast(source.input_text as varchar) as input_text,
+        case
+            when nullif(trim(cast(source.test_case_id as varchar)), '') is null
+                then 'null_test_case_id'
+            when duplicates.duplicate_kind = 'conflicting' then 'conflicting_test_case_id'
+            when duplicates.duplicate_kind = 'duplicate' then 'duplicate_test_case_id'
+            when nullif(trim(cast(source.challenge_id as varchar)), '') is null
+                then 'null_challenge_id'
+            when challenges.challenge_id is null then 'unknown_challenge_id'
+        end as rejection_reason,
+        {{ record_to_json(['test_case_id', 'challenge_id', 'input_text'], 'source') }} as raw_record
+    from source
+    left join duplicates
+        on source.source_row_number = duplicates.source_row_number
+    left join challenges
+        on cast(source.challenge_id as varchar) = challenges.challenge_id
+)
+
+select
+    source_row_number,
+    test_case_id,
+    challenge_id,
+    input_text,
+    rejection_reason,
+    case when rejection_reason is not null then raw_record end as raw_record
+from checked

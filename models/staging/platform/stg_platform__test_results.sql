@@ -1,0 +1,17 @@
+with
+
+source as (
+    select * from {{ ref('base_platform__test_results') }}
+),
+
+renamed as (
+    select
+        test_result_id,
+        attempt_id,
+        test_case_id,
+        passed
+    from source
+    where rejection_reason is null
+)
+
+select * from renamed
