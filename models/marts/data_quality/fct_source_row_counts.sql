@@ -8,7 +8,7 @@ rejected as (
     select * from {{ ref('stg_platform__rejected_rows') }}
 ),
 
-{% for table_name in ['attempts', 'challenges', 'agents', 'models'] %}
+{% for table_name in ['attempts', 'challenges', 'agents', 'models', 'test_cases', 'test_results'] %}
 clean_{{ table_name }} as (
     select
         '{{ table_name }}' as source_table,
@@ -27,6 +27,8 @@ clean_counts as (
     union all select * from clean_challenges
     union all select * from clean_agents
     union all select * from clean_models
+    union all select * from clean_test_cases
+    union all select * from clean_test_results
 ),
 
 rejected_counts as (

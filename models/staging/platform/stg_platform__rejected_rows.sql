@@ -1,5 +1,12 @@
 {# One row per raw row that staging could not use, from every platform table. #}
-{%- set keys = {'attempts': 'attempt_id', 'challenges': 'challenge_id', 'agents': 'agent_id', 'models': 'model_id'} %}
+{%- set keys = {
+    'attempts': 'attempt_id',
+    'challenges': 'challenge_id',
+    'agents': 'agent_id',
+    'models': 'model_id',
+    'test_cases': 'test_case_id',
+    'test_results': 'test_result_id',
+} %}
 with
 
 {% for table_name, key in keys.items() %}

@@ -1,11 +1,21 @@
 {# Rows in each raw platform table, counted straight from the source. #}
-{%- set source_tables = ['attempts', 'challenges', 'agents', 'models'] %}
+{#- Optional tables count zero rows when absent. -#}
+{%- set source_tables = ['attempts', 'challenges', 'agents', 'models', 'test_cases', 'test_results'] %}
+{%- set optional_columns = {
+    'test_cases': {'test_case_id': 'varchar'},
+    'test_results': {'attempt_id': 'varchar'},
+} %}
 with
 
 {% for table_name in source_tables %}
 {{ table_name }}_rows as (
     select '{{ table_name }}' as source_table, count(*) as raw_rows
-    from {{ source_rows(table_name) }} as source
+    from
+        {%- if table_name in optional_columns %}
+        {{ optional_source_rows(table_name, optional_columns[table_name]) }} as source
+        {%- else %}
+        {{ source_rows(table_name) }} as source
+        {%- endif %}
 ),
 
 {% endfor %}
