@@ -66,6 +66,7 @@ APPROACH_CHALLENGES: dict[str, tuple[str, str, tuple[str, ...], float]] = {
     "ch-s08": ("rest", "graphql", ("gpt", "qwen"), 0.7),
     CONFOUNDED_CHALLENGE: ("x", "y", ("claude", "gemini"), 0.9),
 }
+PERMUTATIONS = 199  # var clustering_permutations in the test builds (default 999)
 THREE_APPROACH_CHALLENGE = "ch-s05"  # 'a', 'b', 'c' uniformly, no gap
 
 
@@ -180,7 +181,11 @@ def built(plants: Plants) -> dict[str, Any]:
             ["build", "--indirect-selection", "cautious", "--select", *SELECTOR],
             database=database,
             work_dir=work,
-            dbt_vars={"raw_parquet_dir": str(work / "raw"), "fairness_gate_severity": "warn"},
+            dbt_vars={
+                "raw_parquet_dir": str(work / "raw"),
+                "fairness_gate_severity": "warn",
+                "clustering_permutations": PERMUTATIONS,
+            },
         )
         _BUILDS[plants] = {"run": run, "database": database, **made}
     return _BUILDS[plants]

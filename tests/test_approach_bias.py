@@ -38,7 +38,7 @@ def moments(sample: np.ndarray) -> tuple[float, float, float]:
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @given(samples, samples)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 def test_one_stratum_is_welchs_t_test(a: np.ndarray, b: np.ndarray) -> None:
     (n_a, mean_a, var_a), (n_b, mean_b, var_b) = moments(a), moments(b)
     result = stratified_mean_difference([n_a], [mean_a], [var_a], [n_b], [mean_b], [var_b], 0.05)
@@ -79,7 +79,7 @@ def independent_combination(pairs: list[tuple[np.ndarray, np.ndarray]]) -> dict[
 
 
 @given(strata())
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 def test_several_strata_match_an_independent_loop(
     pairs: list[tuple[np.ndarray, np.ndarray]],
 ) -> None:
