@@ -53,7 +53,7 @@ class Plants:
     seed: int = 17
 
 
-PLANTED = Plants(stripe_extra_points_per_year=6.0, approach_gap=-15.0, family_profile_sd=12.0)
+PLANTED = Plants(stripe_extra_points_per_year=6.0, approach_gap=-15.0, family_profile_sd=16.0)
 FAIR = Plants()
 ABSENT = Plants(
     approach_column=False, api_tags=False, cutoffs=False, families=("claude",), n_attempts=3_000
