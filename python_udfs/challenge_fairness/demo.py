@@ -230,7 +230,7 @@ DETECTOR_PLANTS: dict[str, Any] = {
     "api_tagged_template": "tpl-06",  # tagged api:stripe as a whole, for power
     # challenge -> (approach A, approach B, score shift of B, families preferring A)
     "approaches": {
-        "ch-s07": ("app-router", "pages-router", -12.0, ("claude", "gemini")),
+        "ch-s07": ("app-router", "pages-router", -15.0, ("claude", "gemini")),
         "ch-s08": ("rest", "graphql", 0.0, ("gpt", "qwen")),
     },
     "test_cases_per_challenge": 6,
