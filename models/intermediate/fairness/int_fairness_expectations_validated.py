@@ -1,21 +1,24 @@
 """One row per Great Expectations expectation run on the fairness marts (the gate's evidence)."""
 
+import json
+
 
 def model(dbt, session):
     dbt.config(materialized="table")
     from challenge_fairness.gate import validate_marts
 
     suite_names = [name.strip() for name in dbt.config.get("gx_suites").split(",") if name.strip()]
+    # Every mart a suite may check: dbt needs the refs spelled out to order the DAG.
     marts = {
         "fct_challenge_verdicts": dbt.ref("fct_challenge_verdicts"),
         "fct_family_deviation": dbt.ref("fct_family_deviation"),
         "fct_combination_difficulty": dbt.ref("fct_combination_difficulty"),
+        "fct_api_memorization": dbt.ref("fct_api_memorization"),
+        "fct_approach_bias": dbt.ref("fct_approach_bias"),
+        "fct_string_challenge_unicode_coverage": dbt.ref("fct_string_challenge_unicode_coverage"),
     }
     thresholds = {
-        "family_deviation_threshold": float(dbt.config.get("family_deviation_threshold")),
-        "combination_deviation_threshold": float(
-            dbt.config.get("combination_deviation_threshold")
-        ),
+        name: float(value) for name, value in json.loads(dbt.config.get("thresholds")).items()
     }
     return validate_marts(
         {name: relation.df() for name, relation in marts.items()},
