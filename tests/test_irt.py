@@ -152,6 +152,20 @@ def test_reverse_scored_item_gets_a_negative_discrimination() -> None:
     assert np.corrcoef(data["theta"], result.ability)[0, 1] > 0.9
 
 
+def test_an_item_separated_by_ability_stops_at_the_bound_without_standard_errors() -> None:
+    rng = np.random.default_rng(0)
+    data = simulate_2pl(rng, agents=80, items=4, trials=20, a=np.ones(4))
+    data["k"][:, 0] = np.where(data["theta"] > 0.3, 20, 0)  # a step function of ability
+    result = fit(data)
+    assert result.converged
+    assert result.item_status[0] == "boundary"
+    assert result.discrimination[0] == pytest.approx(irt.DISCRIMINATION_BOUND)
+    assert np.isnan(result.discrimination_se[0]) and np.isnan(result.difficulty_se[0])
+    assert "separated by ability" in result.item_reason[0]
+    assert list(result.item_status[1:]) == ["ok"] * 3
+    assert np.isfinite(result.discrimination_se[1:]).all()
+
+
 def test_degenerate_items_and_agents_are_not_estimable_with_reasons() -> None:
     rng = np.random.default_rng(3)
     data = simulate_2pl(rng, agents=40, items=3, trials=5)

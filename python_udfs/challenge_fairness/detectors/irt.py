@@ -266,37 +266,41 @@ class _Fit:
         )
 
     def _agent_reasons(self) -> ObjectArray:
+        """Why an agent has no ability (None when it has one)."""
         reason = np.full(self.agents, None, dtype=object)
         reason[~self.agent_in_fit] = "no scored attempts on an estimable challenge"
         return reason
 
-    def _empty(self, item_reason: ObjectArray, message: str, converged: bool) -> IrtFit:
-        """A result without estimates (nothing could be fitted)."""
+    def _empty(self, message: str, free_item_status: str) -> IrtFit:
+        """A result without estimates: `message` says why for the items that were fitted."""
+        item_reason = self.item_reason.copy()
+        item_reason[self.free_items] = message
+        item_status = self._statuses(item_reason, STATUS_NOT_ESTIMABLE)
+        item_status[self.free_items] = free_item_status
         agent_reason = np.where(
             self.agent_in_fit, message, "no scored attempts on an estimable challenge"
         ).astype(object)
         return self._result(
             estimates=None,
             item_reason=item_reason,
-            item_status=self._statuses(item_reason, STATUS_NOT_ESTIMABLE),
+            item_status=item_status,
             agent_reason=agent_reason,
             agent_status=self._statuses(agent_reason, STATUS_NOT_ESTIMABLE),
-            converged=converged,
+            converged=False,
             message=message,
             log_likelihood=None,
             grid_points=0,
         )
 
     def run(self) -> IrtFit:
+        """Fit, refine the grid, compute the information, orient, and scatter back."""
         if self.agent_in_fit.sum() < 2 or not self.free_items.any():
             message = (
                 "fewer than two agents with attempts on estimable challenges"
                 if self.free_items.any()
                 else "no challenge with both passing and failing attempts by two or more agents"
             )
-            reason = self.item_reason.copy()
-            reason[self.free_items] = message
-            return self._empty(reason, message, converged=False)
+            return self._empty(message, STATUS_NOT_ESTIMABLE)
 
         n = self.trials[np.ix_(self.agent_in_fit, self.free_items)]
         k = self.successes[np.ix_(self.agent_in_fit, self.free_items)]
@@ -341,10 +345,9 @@ class _Fit:
             free_gradient.size == 0 or float(np.max(np.abs(free_gradient))) < GRADIENT_TOLERANCE
         )
         if not converged:
-            reason = self.item_reason.copy()
-            message = f"the optimiser did not converge: {result.message}"
-            reason[self.free_items] = message
-            return self._empty(reason, message, converged=False)
+            return self._empty(
+                f"the optimiser did not converge: {result.message}", STATUS_NOT_CONVERGED
+            )
 
         information = observed_information(parameters, n, k, theta, log_weights)
         keep = np.concatenate([~at_bound, ~at_bound])
@@ -354,10 +357,10 @@ class _Fit:
             np.linalg.cholesky(sub)  # positive definite, or LinAlgError
             covariance[np.ix_(keep, keep)] = np.linalg.inv(sub)
         except np.linalg.LinAlgError:
-            reason = self.item_reason.copy()
-            message = "the information matrix is not positive definite (weakly identified)"
-            reason[self.free_items] = message
-            return self._empty(reason, message, converged=False)
+            return self._empty(
+                "the information matrix is not positive definite (weakly identified)",
+                STATUS_NOT_CONVERGED,
+            )
 
         # Orientation: the reflection (theta, a) -> (-theta, -a) leaves the likelihood alone;
         # choose the one where abilities grow with passes (attempt-weighted mean a > 0).
@@ -375,6 +378,8 @@ class _Fit:
         with np.errstate(divide="ignore", invalid="ignore"):
             difficulty = -d / a
             var_b = (var_d + difficulty**2 * var_a + 2 * difficulty * cov_ad) / a**2
+        undefined = ~np.isfinite(difficulty)  # a == 0: no ability gives p = 1/2 ... or all do
+        difficulty[undefined], var_b[undefined] = np.nan, np.nan
         item_reason = self.item_reason.copy()
         reasons = np.full(free, None, dtype=object)
         reasons[at_bound] = (
