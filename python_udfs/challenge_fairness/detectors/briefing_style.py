@@ -14,8 +14,11 @@ sum of squares (sufficient statistics computed in SQL):
                                                           design, weights n_c
     F = ((RSS_add - RSS_full) / df_int) / (RSS_full / df_resid),  df_int = cells - rank
 
-(the Pythagorean split of the attempt-level residuals; unbalanced cells are fine, this is
-the "type III"-free nested-model comparison). p = scipy.stats.f.sf.
+(the attempt-level residuals split orthogonally into within-cell and between-cell parts,
+so both residual sums come from the cell statistics; unbalanced cells need no special
+treatment, the comparison is of nested models). p = scipy.stats.f.sf. The test assumes
+normal errors with one variance; with hundreds of attempts per content it is robust to
+the skew of scores, less so to very unequal cell variances with unequal cell sizes.
 """
 
 from __future__ import annotations
@@ -144,11 +147,6 @@ STYLE_INTERACTION_TYPE = pa.struct(
 )
 
 
-def _list_rows(column: pa.ChunkedArray) -> list[list | None]:
-    """A list column as Python lists (None for a NULL row); one content per row: small."""
-    return column.to_pylist()
-
-
 def style_interaction_udf(
     families: pa.ChunkedArray,
     styles: pa.ChunkedArray,
@@ -158,8 +156,9 @@ def style_interaction_udf(
 ) -> pa.StructArray:
     """cf_style_interaction_test(families, styles, n, means, within_ss) per content row."""
     results: list[dict[str, object] | None] = []
+    # One content per row, a few dozen cells each: Python lists are fine here.
     rows = zip(
-        *(_list_rows(column) for column in (families, styles, n, means, within_ss)), strict=True
+        *(column.to_pylist() for column in (families, styles, n, means, within_ss)), strict=True
     )
     for row in rows:
         if any(values is None for values in row):

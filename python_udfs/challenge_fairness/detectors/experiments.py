@@ -87,7 +87,9 @@ def variance_reduction(
     in_b = set(family_codes[arm_codes == 1].tolist())
     families = sorted(in_a & in_b)
 
-    def not_computable(reason: str, var_a: float | None = None, var_b: float | None = None):
+    def not_computable(
+        reason: str, var_a: float | None = None, var_b: float | None = None
+    ) -> VarianceReduction:
         return VarianceReduction(
             var_a, var_b, None, None, None, len(families), STATUS_NOT_COMPUTABLE, reason
         )
