@@ -326,6 +326,15 @@ def test_planted_style_effects_are_flagged_and_fair_contents_stay_quiet() -> Non
             row = mart[(mart.variable_combination == combination) & (mart.briefing_style == style)]
             assert row.cross_family_variance.iloc[0] == pytest.approx(variance, rel=1e-9)
 
+    [gate] = validate_suite(
+        "briefing_style_sensitivity_within_threshold",
+        mart,
+        {"briefing_style_threshold": 10.0},
+        "error",
+    )
+    assert not gate["success"] and gate["failing_rows"] == 2
+    assert gate["failure_message"].count("family 'llama' changes by") == 2
+
     coverage = read_table(built.database, "select * from intermediate.int_briefing_style_coverage")
     assert coverage.loc[0, "is_available"] and pd.isna(coverage.loc[0, "missing_inputs"])
     assert coverage.loc[0, "rows_analysed"] > 0
