@@ -1,0 +1,11 @@
+"""One row per challenge, per agent and per experiment contrast: the 2PL IRT fit (see
+challenge_fairness.detectors.irt for the method)."""
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    from challenge_fairness.detectors.irt import fit_2pl_frame
+
+    counts = dbt.ref("int_irt_outcomes_counted").df()
+    contrasts = dbt.ref("int_experiment_discrimination_contrasts").df()
+    return fit_2pl_frame(counts, alpha=float(dbt.config.get("alpha")), contrasts=contrasts)

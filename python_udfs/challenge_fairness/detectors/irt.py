@@ -1,0 +1,629 @@
+"""Two-parameter logistic (2PL) IRT calibration of challenges on pass/fail outcomes.
+
+Model: agent j passes challenge i with probability expit(a_i * theta_j + d_i); the usual
+2PL parameters are the discrimination a_i and the difficulty b_i = -d_i / a_i (the ability
+at which the pass probability is 1/2). Abilities theta are a standard normal population
+(this identifies location and scale); item parameters are fitted by marginal maximum
+likelihood (Bock & Aitkin 1981) with theta integrated out on a uniform grid.
+
+Input is binomial counts, one (agent, challenge, trials, passes) per cell, aggregated in
+SQL: the attempts of one agent on one challenge are independent given its ability. The
+marginal log likelihood and its analytic gradient are a few matrix products of the
+(agents x challenges) count matrices with (challenges x grid) probabilities; the optimiser
+is ``scipy.optimize.minimize`` (L-BFGS-B, bounded so that separable data cannot run off).
+
+Grid: the trapezoid rule on a uniform grid integrates a smooth, Gaussian-like integrand of
+standard deviation s with relative error about 2 exp(-2 pi^2 s^2 / h^2) for spacing h, so
+it is accurate once h <= s. Agents with thousands of attempts have very narrow posteriors,
+so the fit starts on a coarse grid and refines it until h <= (smallest posterior SD) / 1.5,
+the posterior SD approximated by 1 / sqrt(1 + Fisher information of the agent's attempts).
+
+Standard errors: the observed information of the marginal likelihood by Louis' (1982)
+identity, -d2 log L = sum_j E_j[-d2 l_j] - Var_j[d l_j] (posterior moments over the grid,
+exact for the quadrature likelihood), inverted over the free challenge parameters; b's
+standard error by the delta method. Abilities are EAP (posterior means) with posterior SDs.
+
+The 2PL has one more symmetry, (theta, a) -> (-theta, -a); it is fixed by orienting the
+solution so that the attempt-weighted mean discrimination is positive (abilities grow with
+passes). Challenges that everyone passes or everyone fails, or that fewer than two agents
+attempted, have no finite estimates: they are reported 'not_estimable' and left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from scipy import optimize, special
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+ObjectArray = npt.NDArray[np.object_]
+
+STATUS_OK = "ok"
+STATUS_NOT_ESTIMABLE = "not_estimable"
+STATUS_BOUNDARY = "boundary"
+STATUS_NOT_CONVERGED = "not_converged"
+
+DISCRIMINATION_BOUND = 8.0  # |a| on the logit-per-SD-of-ability scale: a step function
+INTERCEPT_BOUND = 25.0  # |d|: pass probabilities within expit(+-25)
+GRID_LIMIT = 6.0  # abilities integrated over [-6, 6] (N(0, 1) mass outside: 2e-9)
+START_SPACING = 0.25
+MIN_SPACING = 0.004  # at most 3,001 grid points
+SPACING_SAFETY = 1.5  # h <= smallest posterior SD / 1.5
+MAX_GRID_ROUNDS = 4
+POSTERIOR_FLOOR = 1e-14  # grid points with less posterior mass skip the information sum
+GRADIENT_TOLERANCE = 1e-3
+
+
+@dataclass(frozen=True)
+class IrtFit:
+    """A fitted 2PL model: per challenge (item) and per agent estimates with statuses."""
+
+    discrimination: FloatArray
+    discrimination_se: FloatArray
+    intercept: FloatArray
+    difficulty: FloatArray
+    difficulty_se: FloatArray
+    item_trials: IntArray
+    item_successes: IntArray
+    item_agents: IntArray
+    item_status: ObjectArray
+    item_reason: ObjectArray
+    ability: FloatArray
+    ability_se: FloatArray
+    agent_trials: IntArray
+    agent_successes: IntArray
+    agent_status: ObjectArray
+    agent_reason: ObjectArray
+    discrimination_covariance: FloatArray  # items x items (NaN outside the free items)
+    converged: bool
+    message: str
+    log_likelihood: float | None
+    grid_points: int
+
+
+def quadrature_grid(spacing: float) -> tuple[FloatArray, FloatArray]:
+    """Uniform grid on [-GRID_LIMIT, GRID_LIMIT] and log weights of N(0, 1) summing to 1."""
+    points = int(np.ceil(2 * GRID_LIMIT / spacing)) + 1
+    theta = np.linspace(-GRID_LIMIT, GRID_LIMIT, points)
+    log_density = -0.5 * theta**2
+    return theta, log_density - special.logsumexp(log_density)
+
+
+def _posterior(
+    a: FloatArray,
+    d: FloatArray,
+    trials: FloatArray,
+    successes: FloatArray,
+    theta: FloatArray,
+    log_weights: FloatArray,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Per-agent marginal log likelihoods (J), grid posteriors (J x Q), probabilities (Q x I)."""
+    z = np.outer(theta, a) + d
+    log_p, log_not_p = special.log_expit(z), special.log_expit(-z)
+    log_joint = successes @ log_p.T + (trials - successes) @ log_not_p.T + log_weights
+    log_marginal = special.logsumexp(log_joint, axis=1)
+    posterior = np.exp(log_joint - log_marginal[:, None])
+    return log_marginal, posterior, special.expit(z)
+
+
+def negative_log_likelihood(
+    parameters: FloatArray,
+    trials: FloatArray,
+    successes: FloatArray,
+    theta: FloatArray,
+    log_weights: FloatArray,
+) -> tuple[float, FloatArray]:
+    """Marginal negative log likelihood (binomial constants dropped) and its gradient.
+
+    ``parameters`` = (a_1..a_I, d_1..d_I); ``trials``/``successes`` are agents x items.
+    d/da_i = -sum_q theta_q r_qi, d/dd_i = -sum_q r_qi with r_qi = sum_j post_jq (k_ji - n_ji p_qi).
+    """
+    items = trials.shape[1]
+    a, d = parameters[:items], parameters[items:]
+    log_marginal, posterior, p = _posterior(a, d, trials, successes, theta, log_weights)
+    residual = posterior.T @ successes - p * (posterior.T @ trials)
+    gradient = -np.concatenate([theta @ residual, residual.sum(axis=0)])
+    return float(-log_marginal.sum()), gradient
+
+
+def observed_information(
+    parameters: FloatArray,
+    trials: FloatArray,
+    successes: FloatArray,
+    theta: FloatArray,
+    log_weights: FloatArray,
+) -> FloatArray:
+    """Observed information (Hessian of the negative marginal log likelihood), Louis' identity.
+
+    Order of rows/columns: a_1..a_I, d_1..d_I.
+    """
+    items = trials.shape[1]
+    a, d = parameters[:items], parameters[items:]
+    _, posterior, p = _posterior(a, d, trials, successes, theta, log_weights)
+    expected_trials = posterior.T @ trials  # Q x I: sum_j post_jq n_ji
+    curvature = expected_trials * p * (1 - p)
+    complete = np.zeros((2 * items, 2 * items))
+    index = np.arange(items)
+    complete[index, index] = theta**2 @ curvature
+    complete[index, index + items] = complete[index + items, index] = theta @ curvature
+    complete[index + items, index + items] = curvature.sum(axis=0)
+
+    score_moments = np.zeros((2 * items, 2 * items))  # sum_j E_j[s s']
+    for q, ability in enumerate(theta):
+        weights = posterior[:, q]
+        rows = weights > POSTERIOR_FLOOR
+        if not rows.any():
+            continue
+        residual = successes[rows] - trials[rows] * p[q]
+        block = (residual * weights[rows, None]).T @ residual
+        score_moments[:items, :items] += ability**2 * block
+        score_moments[:items, items:] += ability * block
+        score_moments[items:, items:] += block
+    score_moments[items:, :items] = score_moments[:items, items:].T
+
+    mean_theta = posterior @ theta
+    mean_d = successes - trials * (posterior @ p)
+    mean_a = successes * mean_theta[:, None] - trials * ((posterior * theta) @ p)
+    mean_scores = np.hstack([mean_a, mean_d])  # J x 2I: E_j[s]
+    information: FloatArray = complete - (score_moments - mean_scores.T @ mean_scores)
+    return information
+
+
+def _dense_counts(
+    agent_codes: IntArray,
+    item_codes: IntArray,
+    trials: IntArray,
+    successes: IntArray,
+    agents: int,
+    items: int,
+) -> tuple[FloatArray, FloatArray]:
+    """Agents x items matrices of trials and successes (duplicate cells summed)."""
+    trial_matrix = np.zeros((agents, items))
+    success_matrix = np.zeros((agents, items))
+    np.add.at(trial_matrix, (agent_codes, item_codes), trials)
+    np.add.at(success_matrix, (agent_codes, item_codes), successes)
+    return trial_matrix, success_matrix
+
+
+def _posterior_sd_bound(
+    a: FloatArray, d: FloatArray, trials: FloatArray, ability: FloatArray
+) -> FloatArray:
+    """Approximate posterior SD per agent: 1 / sqrt(1 + Fisher information at its ability)."""
+    p = special.expit(np.outer(ability, a) + d)
+    information = (trials * p * (1 - p)) @ a**2
+    return np.asarray(1 / np.sqrt(1 + information), dtype=np.float64)
+
+
+def _screen_items(
+    trials: FloatArray, successes: FloatArray
+) -> tuple[npt.NDArray[np.bool_], ObjectArray]:
+    """Which items can be fitted, and why not for the others."""
+    item_trials = trials.sum(axis=0)
+    item_successes = successes.sum(axis=0)
+    item_agents = (trials > 0).sum(axis=0)
+    reason = np.full(trials.shape[1], None, dtype=object)
+    reason[item_agents < 2] = "attempted by fewer than two agents"
+    reason[(item_trials > 0) & (item_successes == item_trials)] = "every scored attempt passes"
+    reason[(item_trials > 0) & (item_successes == 0)] = "every scored attempt fails"
+    reason[item_trials == 0] = "no scored attempts"
+    return np.asarray([r is None for r in reason]), reason
+
+
+def fit_2pl(
+    agent_codes: npt.ArrayLike,
+    item_codes: npt.ArrayLike,
+    trials: npt.ArrayLike,
+    successes: npt.ArrayLike,
+    agents: int,
+    items: int,
+) -> IrtFit:
+    """Fit a 2PL model by marginal maximum likelihood on binomial (agent, item) counts."""
+    agent_codes = np.asarray(agent_codes, dtype=np.int64)
+    item_codes = np.asarray(item_codes, dtype=np.int64)
+    trial_counts = np.asarray(trials, dtype=np.int64)
+    success_counts = np.asarray(successes, dtype=np.int64)
+    if not (agent_codes.shape == item_codes.shape == trial_counts.shape == success_counts.shape):
+        raise ValueError("agent_codes, item_codes, trials and successes must have one shape")
+    if (
+        np.any(trial_counts < 0)
+        or np.any(success_counts < 0)
+        or np.any(success_counts > trial_counts)
+    ):
+        raise ValueError("need 0 <= successes <= trials")
+    if agent_codes.size and (
+        agent_codes.min() < 0
+        or agent_codes.max() >= agents
+        or item_codes.min() < 0
+        or item_codes.max() >= items
+    ):
+        raise ValueError("agent or item code out of range")
+
+    n, k = _dense_counts(agent_codes, item_codes, trial_counts, success_counts, agents, items)
+    fit = _Fit(n, k)
+    return fit.run()
+
+
+class _Fit:
+    """One calibration: screening, optimisation with grid refinement, information, output."""
+
+    def __init__(self, trials: FloatArray, successes: FloatArray) -> None:
+        self.trials, self.successes = trials, successes
+        agents, items = trials.shape
+        self.agents, self.items = agents, items
+        self.free_items, self.item_reason = _screen_items(trials, successes)
+        self.agent_in_fit = trials[:, self.free_items].sum(axis=1) > 0
+        self.nan_items = np.full(items, np.nan)
+        self.nan_agents = np.full(agents, np.nan)
+
+    def _statuses(self, reason: ObjectArray, status_if_reason: str) -> ObjectArray:
+        """A status per row: `status_if_reason` where a reason is given, else 'ok'."""
+        return np.asarray(
+            [STATUS_OK if r is None else status_if_reason for r in reason], dtype=object
+        )
+
+    def _agent_reasons(self) -> ObjectArray:
+        """Why an agent has no ability (None when it has one)."""
+        reason = np.full(self.agents, None, dtype=object)
+        reason[~self.agent_in_fit] = "no scored attempts on an estimable challenge"
+        return reason
+
+    def _empty(self, message: str, free_item_status: str) -> IrtFit:
+        """A result without estimates: `message` says why for the items that were fitted."""
+        item_reason = self.item_reason.copy()
+        item_reason[self.free_items] = message
+        item_status = self._statuses(item_reason, STATUS_NOT_ESTIMABLE)
+        item_status[self.free_items] = free_item_status
+        agent_reason = np.where(
+            self.agent_in_fit, message, "no scored attempts on an estimable challenge"
+        ).astype(object)
+        return self._result(
+            estimates=None,
+            item_reason=item_reason,
+            item_status=item_status,
+            agent_reason=agent_reason,
+            agent_status=self._statuses(agent_reason, STATUS_NOT_ESTIMABLE),
+            converged=False,
+            message=message,
+            log_likelihood=None,
+            grid_points=0,
+        )
+
+    def run(self) -> IrtFit:
+        """Fit, refine the grid, compute the information, orient, and scatter back."""
+        if self.agent_in_fit.sum() < 2 or not self.free_items.any():
+            message = (
+                "fewer than two agents with attempts on estimable challenges"
+                if self.free_items.any()
+                else "no challenge with both passing and failing attempts by two or more agents"
+            )
+            return self._empty(message, STATUS_NOT_ESTIMABLE)
+
+        n = self.trials[np.ix_(self.agent_in_fit, self.free_items)]
+        k = self.successes[np.ix_(self.agent_in_fit, self.free_items)]
+        free = int(self.free_items.sum())
+        pass_rate = k.sum(axis=0) / n.sum(axis=0)
+        start = np.concatenate([np.ones(free), special.logit(pass_rate)])
+        bounds = [(-DISCRIMINATION_BOUND, DISCRIMINATION_BOUND)] * free + [
+            (-INTERCEPT_BOUND, INTERCEPT_BOUND)
+        ] * free
+
+        spacing = START_SPACING
+        parameters = start
+        result = None
+        for _ in range(MAX_GRID_ROUNDS):
+            theta, log_weights = quadrature_grid(spacing)
+            result = optimize.minimize(
+                negative_log_likelihood,
+                parameters,
+                args=(n, k, theta, log_weights),
+                jac=True,
+                method="L-BFGS-B",
+                bounds=bounds,
+                options={"maxiter": 5000, "ftol": 1e-14, "gtol": 1e-8, "maxcor": 30},
+            )
+            parameters = result.x
+            a, d = parameters[:free], parameters[free:]
+            _, posterior, _ = _posterior(a, d, n, k, theta, log_weights)
+            smallest_sd = float(_posterior_sd_bound(a, d, n, posterior @ theta).min())
+            wanted = max(MIN_SPACING, smallest_sd / SPACING_SAFETY)
+            if wanted >= 0.8 * spacing:
+                break
+            spacing = wanted
+        assert result is not None
+
+        _, gradient = negative_log_likelihood(parameters, n, k, theta, log_weights)
+        a, d = parameters[:free].copy(), parameters[free:].copy()
+        at_bound = (np.abs(a) >= DISCRIMINATION_BOUND - 1e-6) | (
+            np.abs(d) >= INTERCEPT_BOUND - 1e-6
+        )
+        free_gradient = np.concatenate([gradient[:free][~at_bound], gradient[free:][~at_bound]])
+        converged = bool(result.success) or (
+            free_gradient.size == 0 or float(np.max(np.abs(free_gradient))) < GRADIENT_TOLERANCE
+        )
+        if not converged:
+            return self._empty(
+                f"the optimiser did not converge: {result.message}", STATUS_NOT_CONVERGED
+            )
+
+        information = observed_information(parameters, n, k, theta, log_weights)
+        keep = np.concatenate([~at_bound, ~at_bound])
+        covariance = np.full((2 * free, 2 * free), np.nan)
+        try:
+            sub = information[np.ix_(keep, keep)]
+            np.linalg.cholesky(sub)  # positive definite, or LinAlgError
+            covariance[np.ix_(keep, keep)] = np.linalg.inv(sub)
+        except np.linalg.LinAlgError:
+            return self._empty(
+                "the information matrix is not positive definite (weakly identified)",
+                STATUS_NOT_CONVERGED,
+            )
+
+        # Orientation: the reflection (theta, a) -> (-theta, -a) leaves the likelihood alone;
+        # choose the one where abilities grow with passes (attempt-weighted mean a > 0).
+        _, posterior, _ = _posterior(a, d, n, k, theta, log_weights)
+        sign = 1.0 if float(n.sum(axis=0) @ a) >= 0 else -1.0
+        a *= sign
+        flip = np.concatenate([np.full(free, sign), np.ones(free)])
+        covariance = covariance * np.outer(flip, flip)
+        ability = sign * (posterior @ theta)
+        ability_sd = np.sqrt(np.maximum(posterior @ theta**2 - (posterior @ theta) ** 2, 0.0))
+
+        var_a = np.diag(covariance)[:free]
+        var_d = np.diag(covariance)[free:]
+        cov_ad = np.diag(covariance[:free, free:])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            difficulty = -d / a
+            var_b = (var_d + difficulty**2 * var_a + 2 * difficulty * cov_ad) / a**2
+        undefined = ~np.isfinite(difficulty)  # a == 0: no ability gives p = 1/2 ... or all do
+        difficulty[undefined], var_b[undefined] = np.nan, np.nan
+        item_reason = self.item_reason.copy()
+        reasons = np.full(free, None, dtype=object)
+        reasons[at_bound] = (
+            "estimate at the bound (|a| = 8 or |d| = 25): outcomes are nearly separated by ability"
+        )
+        item_reason[self.free_items] = reasons
+        item_status = self._statuses(item_reason, STATUS_NOT_ESTIMABLE)
+        item_status[np.flatnonzero(self.free_items)[at_bound]] = STATUS_BOUNDARY
+
+        estimates = {
+            "a": a,
+            "a_se": np.sqrt(var_a),
+            "d": d,
+            "b": difficulty,
+            "b_se": np.sqrt(var_b),
+            "ability": ability,
+            "ability_se": ability_sd,
+            "a_covariance": covariance[:free, :free],
+        }
+        agent_reason = self._agent_reasons()
+        return self._result(
+            estimates=estimates,
+            item_reason=item_reason,
+            item_status=item_status,
+            agent_reason=agent_reason,
+            agent_status=self._statuses(agent_reason, STATUS_NOT_ESTIMABLE),
+            converged=True,
+            message=str(result.message),
+            log_likelihood=-float(result.fun),
+            grid_points=int(theta.size),
+        )
+
+    def _result(
+        self,
+        estimates: dict[str, FloatArray] | None,
+        item_reason: ObjectArray,
+        item_status: ObjectArray,
+        agent_reason: ObjectArray,
+        agent_status: ObjectArray,
+        converged: bool,
+        message: str,
+        log_likelihood: float | None,
+        grid_points: int,
+    ) -> IrtFit:
+        """Scatter the fitted parameters back to every item and agent (NaN where not fitted)."""
+        item_values = {name: self.nan_items.copy() for name in ("a", "a_se", "d", "b", "b_se")}
+        agent_values = {name: self.nan_agents.copy() for name in ("ability", "ability_se")}
+        covariance = np.full((self.items, self.items), np.nan)
+        if estimates is not None:
+            for name in item_values:
+                item_values[name][self.free_items] = estimates[name]
+            for name in agent_values:
+                agent_values[name][self.agent_in_fit] = estimates[name]
+            covariance[np.ix_(self.free_items, self.free_items)] = estimates["a_covariance"]
+            boundary = item_status == STATUS_BOUNDARY
+            for name in ("a_se", "b_se"):
+                item_values[name][boundary] = np.nan
+        return IrtFit(
+            discrimination=item_values["a"],
+            discrimination_se=item_values["a_se"],
+            intercept=item_values["d"],
+            difficulty=item_values["b"],
+            difficulty_se=item_values["b_se"],
+            item_trials=self.trials.sum(axis=0).astype(np.int64),
+            item_successes=self.successes.sum(axis=0).astype(np.int64),
+            item_agents=(self.trials > 0).sum(axis=0).astype(np.int64),
+            item_status=item_status,
+            item_reason=item_reason,
+            ability=agent_values["ability"],
+            ability_se=agent_values["ability_se"],
+            agent_trials=self.trials.sum(axis=1).astype(np.int64),
+            agent_successes=self.successes.sum(axis=1).astype(np.int64),
+            agent_status=agent_status,
+            agent_reason=agent_reason,
+            discrimination_covariance=covariance,
+            converged=converged,
+            message=message,
+            log_likelihood=log_likelihood,
+            grid_points=grid_points,
+        )
+
+
+FRAME_COLUMNS: dict[str, str] = {
+    "entity_kind": "string",
+    "entity_id": "string",
+    "attempts": "int64",
+    "passes": "int64",
+    "counterparts": "int64",
+    "discrimination": "float64",
+    "discrimination_se": "float64",
+    "discrimination_ci_low": "float64",
+    "discrimination_ci_high": "float64",
+    "difficulty": "float64",
+    "difficulty_se": "float64",
+    "difficulty_ci_low": "float64",
+    "difficulty_ci_high": "float64",
+    "ability": "float64",
+    "ability_se": "float64",
+    "fit_status": "string",
+    "fit_reason": "string",
+    "grid_points": "int64",
+    "log_likelihood": "float64",
+}
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """A linear combination sum_i w_i a_i of discriminations, with its standard error."""
+
+    estimate: float | None
+    standard_error: float | None
+    status: str
+    reason: str | None
+
+
+def discrimination_contrast(
+    fit: IrtFit, weights: npt.ArrayLike, item_labels: npt.ArrayLike | None = None
+) -> Contrast:
+    """w'a with standard error sqrt(w' Cov(a) w) from the joint covariance of the fit.
+
+    Differences between challenges of one fit are far more precise than each a alone: the
+    a's share the uncertainty of the ability scale (a few dozen agents pin down the spread
+    of a standard normal population only roughly), which cancels in a contrast.
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    labels = np.asarray(
+        item_labels if item_labels is not None else np.arange(weights.size), dtype=object
+    )
+    involved = np.flatnonzero(weights != 0)
+    unfitted = [i for i in involved if fit.item_status[i] != STATUS_OK]
+    if involved.size == 0:
+        return Contrast(None, None, STATUS_NOT_ESTIMABLE, "no challenge in the contrast")
+    if unfitted:
+        reasons = "; ".join(
+            f"{labels[i]}: {fit.item_reason[i] or fit.item_status[i]}" for i in unfitted
+        )
+        return Contrast(None, None, STATUS_NOT_ESTIMABLE, reasons)
+    w = weights[involved]
+    covariance = fit.discrimination_covariance[np.ix_(involved, involved)]
+    variance = float(w @ covariance @ w)
+    estimate = float(w @ fit.discrimination[involved])
+    return Contrast(estimate, float(np.sqrt(max(variance, 0.0))), STATUS_OK, None)
+
+
+def fit_2pl_frame(
+    counts: pd.DataFrame, alpha: float, contrasts: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """Fit the 2PL on (agent_id, challenge_id, attempts, passes) rows.
+
+    One output row per challenge (entity_kind 'challenge'), per agent ('agent') and per
+    contrast ('contrast': contrast_id, challenge_id, weight rows of `contrasts`, estimate
+    sum of weight x a), with Wald (1 - alpha) intervals.
+    """
+    from scipy import stats
+
+    if not 0 < alpha < 1:
+        raise ValueError("alpha must be in (0, 1)")
+    counts = counts[counts["attempts"] > 0]
+    if contrasts is None:
+        contrasts = pd.DataFrame({"contrast_id": [], "challenge_id": [], "weight": []})
+    agent_codes, agent_ids = pd.factorize(counts["agent_id"], sort=True)
+    item_ids = pd.Index(
+        sorted(set(counts["challenge_id"]) | set(contrasts["challenge_id"])), dtype=object
+    )
+    item_codes = item_ids.get_indexer(counts["challenge_id"])
+    if len(item_ids) == 0:
+        return pd.DataFrame({name: pd.Series([], dtype=t) for name, t in FRAME_COLUMNS.items()})
+    fit = fit_2pl(
+        agent_codes,
+        item_codes,
+        counts["attempts"].to_numpy(np.int64),
+        counts["passes"].to_numpy(np.int64),
+        len(agent_ids),
+        len(item_ids),
+    )
+    z = float(stats.norm.ppf(1 - alpha / 2))
+    items_per_agent = np.bincount(agent_codes, minlength=len(agent_ids))
+    nan_items, nan_agents = np.full(len(item_ids), np.nan), np.full(len(agent_ids), np.nan)
+    challenges = pd.DataFrame(
+        {
+            "entity_kind": "challenge",
+            "entity_id": np.asarray(item_ids, dtype=object),
+            "attempts": fit.item_trials,
+            "passes": fit.item_successes,
+            "counterparts": fit.item_agents,
+            "discrimination": fit.discrimination,
+            "discrimination_se": fit.discrimination_se,
+            "difficulty": fit.difficulty,
+            "difficulty_se": fit.difficulty_se,
+            "ability": nan_items,
+            "ability_se": nan_items,
+            "fit_status": fit.item_status,
+            "fit_reason": fit.item_reason,
+        }
+    )
+    agents = pd.DataFrame(
+        {
+            "entity_kind": "agent",
+            "entity_id": np.asarray(agent_ids, dtype=object),
+            "attempts": fit.agent_trials,
+            "passes": fit.agent_successes,
+            "counterparts": items_per_agent,
+            "discrimination": nan_agents,
+            "discrimination_se": nan_agents,
+            "difficulty": nan_agents,
+            "difficulty_se": nan_agents,
+            "ability": fit.ability,
+            "ability_se": fit.ability_se,
+            "fit_status": fit.agent_status,
+            "fit_reason": fit.agent_reason,
+        }
+    )
+    contrast_rows = []
+    for contrast_id, rows in contrasts.groupby("contrast_id", sort=True):
+        weights = np.zeros(len(item_ids))
+        np.add.at(weights, item_ids.get_indexer(rows["challenge_id"]), rows["weight"].to_numpy())
+        result = discrimination_contrast(fit, weights, item_ids)
+        involved = weights != 0
+        contrast_rows.append(
+            {
+                "entity_kind": "contrast",
+                "entity_id": contrast_id,
+                "attempts": int(fit.item_trials[involved].sum()),
+                "passes": int(fit.item_successes[involved].sum()),
+                "counterparts": int(involved.sum()),
+                "discrimination": result.estimate,
+                "discrimination_se": result.standard_error,
+                "difficulty": None,
+                "difficulty_se": None,
+                "ability": None,
+                "ability_se": None,
+                "fit_status": result.status,
+                "fit_reason": result.reason,
+            }
+        )
+    frame = pd.concat(
+        [challenges, agents, pd.DataFrame(contrast_rows, columns=challenges.columns)],
+        ignore_index=True,
+    )
+    for name in ("discrimination", "difficulty"):
+        estimate = frame[name].astype("float64")
+        se = frame[f"{name}_se"].astype("float64")
+        frame[f"{name}_ci_low"] = estimate - z * se
+        frame[f"{name}_ci_high"] = estimate + z * se
+    frame["grid_points"] = fit.grid_points
+    frame["log_likelihood"] = np.nan if fit.log_likelihood is None else fit.log_likelihood
+    return frame.astype(FRAME_COLUMNS)[list(FRAME_COLUMNS)]

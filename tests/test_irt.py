@@ -1,0 +1,310 @@
+"""2PL IRT calibration: gradient and information vs numerical derivatives, parameter
+recovery from simulated 2PL data, degenerate inputs, and fct_challenge_irt end to end."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from challenge_fairness.detectors import irt
+from conftest import read_table
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import optimize, special
+from scipy import stats as scipy_stats
+
+
+def simulate_2pl(
+    rng: np.random.Generator,
+    agents: int,
+    items: int,
+    trials: int,
+    a: np.ndarray | None = None,
+    b: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
+    """Binomial counts of a 2PL with theta ~ N(0, 1), every agent on every item."""
+    theta = rng.normal(size=agents)
+    a = rng.uniform(0.5, 2.0, size=items) if a is None else a
+    b = rng.normal(size=items) if b is None else b
+    n = np.full((agents, items), trials)
+    k = rng.binomial(n, special.expit(a * (theta[:, None] - b)))
+    agent, item = np.meshgrid(np.arange(agents), np.arange(items), indexing="ij")
+    return {
+        "theta": theta,
+        "a": a,
+        "b": b,
+        "n": n,
+        "k": k,
+        "agent": agent.ravel(),
+        "item": item.ravel(),
+    }
+
+
+def fit(data: dict[str, np.ndarray]) -> irt.IrtFit:
+    agents, items = data["n"].shape
+    return irt.fit_2pl(
+        data["agent"], data["item"], data["n"].ravel(), data["k"].ravel(), agents, items
+    )
+
+
+def numeric_hessian(function, x: np.ndarray, step: float = 1e-5) -> np.ndarray:
+    """Central differences of an analytic gradient, symmetrised."""
+    columns = [
+        (function(x + step * e)[1] - function(x - step * e)[1]) / (2 * step) for e in np.eye(x.size)
+    ]
+    hessian = np.array(columns)
+    return (hessian + hessian.T) / 2
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    agents=st.integers(3, 12),
+    items=st.integers(1, 5),
+    trials=st.integers(1, 12),
+    spacing=st.sampled_from([0.1, 0.25, 0.5]),
+)
+@settings(max_examples=40, deadline=None)
+def test_gradient_and_information_match_numerical_derivatives(
+    seed: int, agents: int, items: int, trials: int, spacing: float
+) -> None:
+    rng = np.random.default_rng(seed)
+    n = rng.integers(0, trials + 1, size=(agents, items)).astype(float)
+    k = rng.binomial(n.astype(int), rng.uniform(0.1, 0.9, size=(agents, items))).astype(float)
+    theta, log_weights = irt.quadrature_grid(spacing)
+    x = np.concatenate([rng.uniform(-2, 2, items), rng.uniform(-2, 2, items)])
+
+    def function(p: np.ndarray) -> tuple[float, np.ndarray]:
+        return irt.negative_log_likelihood(p, n, k, theta, log_weights)
+
+    numeric_gradient = optimize.approx_fprime(x, lambda p: function(p)[0], 1e-6)
+    scale = max(1.0, float(np.max(np.abs(numeric_gradient))))
+    np.testing.assert_allclose(function(x)[1], numeric_gradient, atol=1e-4 * scale)
+    information = irt.observed_information(x, n, k, theta, log_weights)
+    expected = numeric_hessian(function, x)
+    hessian_scale = max(1.0, float(np.max(np.abs(expected))))
+    np.testing.assert_allclose(information, expected, atol=1e-5 * hessian_scale)
+
+
+def test_recovers_known_parameters_from_simulated_2pl_data() -> None:
+    """300 agents x 25 items x 4 trials: estimates track the truth (r > 0.9) and the
+    standard errors are calibrated (mean squared z of item contrasts near 1)."""
+    rng = np.random.default_rng(2024)
+    data = simulate_2pl(rng, agents=300, items=25, trials=4)
+    result = fit(data)
+    assert result.converged
+    assert set(result.item_status) == {"ok"}
+    assert np.corrcoef(data["a"], result.discrimination)[0, 1] > 0.9
+    assert np.corrcoef(data["b"], result.difficulty)[0, 1] > 0.95
+    assert np.corrcoef(data["theta"], result.ability)[0, 1] > 0.95
+    # Scale: the truth is on the scale of the realised abilities, the fit on N(0, 1).
+    scale = data["theta"].std()
+    assert np.median(result.discrimination / (data["a"] * scale)) == pytest.approx(1, abs=0.15)
+    z = []
+    for i in range(24):
+        weights = np.zeros(25)
+        weights[[i, i + 1]] = [-1.0, 1.0]
+        contrast = irt.discrimination_contrast(result, weights)
+        truth = (data["a"][i + 1] - data["a"][i]) * scale
+        z.append((contrast.estimate - truth) / contrast.standard_error)
+    assert 0.4 < float(np.mean(np.square(z))) < 2.0
+
+
+def test_many_attempts_per_agent_refine_the_grid_and_still_recover() -> None:
+    """30 agents with 150 attempts per challenge: posteriors far narrower than the start grid."""
+    rng = np.random.default_rng(7)
+    data = simulate_2pl(rng, agents=30, items=12, trials=150)
+    result = fit(data)
+    assert result.converged
+    assert result.grid_points > len(irt.quadrature_grid(irt.START_SPACING)[0])
+    assert np.all(result.ability_se < 0.3)
+    assert np.corrcoef(data["b"], result.difficulty)[0, 1] > 0.95
+    assert scipy_stats.spearmanr(data["theta"], result.ability).statistic > 0.95
+
+
+def test_contrast_standard_error_equals_the_numerical_inverse_hessian() -> None:
+    rng = np.random.default_rng(11)
+    data = simulate_2pl(rng, agents=60, items=5, trials=8)
+    result = fit(data)
+    x = np.concatenate([result.discrimination, result.intercept])
+    theta, log_weights = irt.quadrature_grid(2 * irt.GRID_LIMIT / (result.grid_points - 1))
+    n, k = data["n"].astype(float), data["k"].astype(float)
+    covariance = np.linalg.inv(
+        numeric_hessian(lambda p: irt.negative_log_likelihood(p, n, k, theta, log_weights), x)
+    )
+    weights = np.array([-0.5, -0.5, 1.0, 0.0, 0.0])
+    contrast = irt.discrimination_contrast(result, weights)
+    assert contrast.status == "ok"
+    assert contrast.estimate == pytest.approx(weights @ result.discrimination)
+    expected = np.sqrt(weights @ covariance[:5, :5] @ weights)
+    assert contrast.standard_error == pytest.approx(expected, rel=1e-4)
+    np.testing.assert_allclose(
+        result.discrimination_se, np.sqrt(np.diag(covariance)[:5]), rtol=1e-4
+    )
+
+
+def test_reverse_scored_item_gets_a_negative_discrimination() -> None:
+    rng = np.random.default_rng(5)
+    data = simulate_2pl(rng, agents=200, items=6, trials=5, a=np.full(6, 1.5))
+    data["k"][:, 0] = data["n"][:, 0] - data["k"][:, 0]  # stronger agents fail item 0
+    result = fit(data)
+    assert result.discrimination[0] < -1.0
+    assert np.all(result.discrimination[1:] > 1.0)
+    assert np.corrcoef(data["theta"], result.ability)[0, 1] > 0.9
+
+
+def test_an_item_separated_by_ability_stops_at_the_bound_without_standard_errors() -> None:
+    rng = np.random.default_rng(0)
+    data = simulate_2pl(rng, agents=80, items=4, trials=20, a=np.ones(4))
+    data["k"][:, 0] = np.where(data["theta"] > 0.3, 20, 0)  # a step function of ability
+    result = fit(data)
+    assert result.converged
+    assert result.item_status[0] == "boundary"
+    assert result.discrimination[0] == pytest.approx(irt.DISCRIMINATION_BOUND)
+    assert np.isnan(result.discrimination_se[0]) and np.isnan(result.difficulty_se[0])
+    assert "separated by ability" in result.item_reason[0]
+    assert list(result.item_status[1:]) == ["ok"] * 3
+    assert np.isfinite(result.discrimination_se[1:]).all()
+
+
+def test_degenerate_items_and_agents_are_not_estimable_with_reasons() -> None:
+    rng = np.random.default_rng(3)
+    data = simulate_2pl(rng, agents=40, items=3, trials=5)
+    frame = pd.DataFrame(
+        {
+            "agent_id": [f"agent-{j:02d}" for j in data["agent"]],
+            "challenge_id": [f"ch-{i}" for i in data["item"]],
+            "attempts": data["n"].ravel(),
+            "passes": data["k"].ravel(),
+        }
+    )
+    extra = pd.DataFrame(
+        {
+            "agent_id": ["agent-00", "agent-01", "agent-00", "agent-01", "agent-00", "loner"],
+            "challenge_id": ["all-pass", "all-pass", "all-fail", "all-fail", "solo", "all-pass"],
+            "attempts": [3, 4, 2, 5, 6, 2],
+            "passes": [3, 4, 0, 0, 3, 2],
+        }
+    )
+    contrasts = pd.DataFrame(
+        {
+            "contrast_id": ["good", "good", "bad", "bad"],
+            "challenge_id": ["ch-0", "ch-1", "ch-0", "all-pass"],
+            "weight": [-1.0, 1.0, -1.0, 1.0],
+        }
+    )
+    out = irt.fit_2pl_frame(pd.concat([frame, extra]), alpha=0.05, contrasts=contrasts)
+    challenges = out[out.entity_kind == "challenge"].set_index("entity_id")
+    assert challenges.loc["all-pass", "fit_reason"] == "every scored attempt passes"
+    assert challenges.loc["all-fail", "fit_reason"] == "every scored attempt fails"
+    assert challenges.loc["solo", "fit_reason"] == "attempted by fewer than two agents"
+    for name in ("all-pass", "all-fail", "solo"):
+        assert challenges.loc[name, "fit_status"] == "not_estimable"
+        assert pd.isna(challenges.loc[name, "discrimination"])
+    assert (challenges.loc[["ch-0", "ch-1", "ch-2"], "fit_status"] == "ok").all()
+    agents = out[out.entity_kind == "agent"].set_index("entity_id")
+    assert agents.loc["loner", "fit_status"] == "not_estimable"
+    assert pd.isna(agents.loc["loner", "ability"])
+    assert agents.loc["agent-05", "fit_status"] == "ok"
+    contrast_rows = out[out.entity_kind == "contrast"].set_index("entity_id")
+    assert contrast_rows.loc["good", "fit_status"] == "ok"
+    assert contrast_rows.loc["good", "discrimination"] == pytest.approx(
+        challenges.loc["ch-1", "discrimination"] - challenges.loc["ch-0", "discrimination"]
+    )
+    assert contrast_rows.loc["bad", "fit_status"] == "not_estimable"
+    assert "all-pass: every scored attempt passes" in contrast_rows.loc["bad", "fit_reason"]
+    assert list(out.columns) == list(irt.FRAME_COLUMNS)
+
+
+@pytest.mark.parametrize(
+    ("agents", "passes", "reason"),
+    [
+        (["a1", "a1"], [1, 2], "fewer than two agents"),
+        (["a1", "a2"], [3, 3], "every scored attempt passes"),
+    ],
+)
+def test_nothing_to_fit_gives_statuses_not_numbers(
+    agents: list[str], passes: list[int], reason: str
+) -> None:
+    counts = pd.DataFrame(
+        {"agent_id": agents, "challenge_id": ["c1", "c2"], "attempts": [3, 3], "passes": passes}
+    )
+    out = irt.fit_2pl_frame(counts, alpha=0.05)
+    assert out["discrimination"].isna().all() and out["ability"].isna().all()
+    assert (out["fit_status"] == "not_estimable").all()
+    assert out["fit_reason"].str.contains(reason).any()
+
+
+def test_empty_input_gives_an_empty_typed_frame() -> None:
+    empty = pd.DataFrame({"agent_id": [], "challenge_id": [], "attempts": [], "passes": []})
+    out = irt.fit_2pl_frame(empty, alpha=0.05)
+    assert out.empty
+    assert dict(out.dtypes.astype(str)) == {
+        name: ("string" if kind == "string" else kind) for name, kind in irt.FRAME_COLUMNS.items()
+    }
+
+
+def test_invalid_counts_raise() -> None:
+    with pytest.raises(ValueError, match="successes <= trials"):
+        irt.fit_2pl([0], [0], [2], [3], 1, 1)
+
+
+# --- dbt end to end ---------------------------------------------------------------------
+
+
+@pytest.mark.dbt
+def test_fct_challenge_irt_calibrates_the_fixture_platform() -> None:
+    from f3_platform import build
+
+    built = build("planted")
+    irt_rows = read_table(built.database, "select * from main.fct_challenge_irt").set_index(
+        "challenge_id"
+    )
+    background = irt_rows.loc[[f"bg-{k:02d}" for k in range(1, 17)]]
+    planted_difficulty = np.linspace(-20, 20, 16)  # points: higher = easier
+    assert (background["fit_status"] == "ok").all()
+    assert scipy_stats.spearmanr(planted_difficulty, background["difficulty"]).statistic < -0.95
+    assert background["discrimination"].between(0.4, 2.0).all()
+    assert irt_rows.loc["bg-trivial", "fit_status"] == "not_estimable"
+    assert irt_rows.loc["bg-trivial", "fit_reason"] == "every scored attempt passes"
+    assert irt_rows.loc["ch-s01", "fit_reason"] == "no scored attempts"
+    assert irt_rows.loc["ch-s01", "attempts"] == 0
+
+    attempts = built.tables["attempts"]
+    passes = (
+        attempts.assign(passed=attempts.score >= 50)
+        .groupby("challenge_id")
+        .passed.agg(["size", "sum"])
+    )
+    joined = irt_rows.join(passes, how="inner")
+    assert (joined["attempts"] == joined["size"]).all()
+    assert (joined["passes"] == joined["sum"]).all()
+
+    abilities = read_table(built.database, "select * from main.fct_agent_irt_ability")
+    truth = built.tables["agent_ability"].merge(abilities, on="agent_id")
+    assert len(truth) == 36 and (truth["fit_status"] == "ok").all()
+    assert np.corrcoef(truth["ability_x"], truth["ability_y"])[0, 1] > 0.9
+
+    coverage = read_table(built.database, "select * from intermediate.int_irt_coverage")
+    assert coverage.to_dict("records") == [
+        {
+            "detector": "challenge_irt",
+            "is_available": True,
+            "missing_inputs": None,
+            "rows_analysed": int(irt_rows.loc[irt_rows.fit_status == "ok", "attempts"].sum()),
+        }
+    ]
+
+
+@pytest.mark.dbt
+def test_irt_without_passing_and_failing_attempts_says_so() -> None:
+    from f3_platform import build
+
+    built = build("absent")
+    irt_rows = read_table(built.database, "select * from main.fct_challenge_irt")
+    assert len(irt_rows) == len(built.tables["challenges"])
+    assert (irt_rows["fit_status"] == "not_estimable").all()
+    assert irt_rows["discrimination"].isna().all()
+    coverage = read_table(built.database, "select * from intermediate.int_irt_coverage")
+    assert not coverage.loc[0, "is_available"]
+    assert "every scored attempt passes" in coverage.loc[0, "missing_inputs"]
+    assert coverage.loc[0, "rows_analysed"] == 0
