@@ -222,17 +222,18 @@ DETECTOR_PLANTS: dict[str, Any] = {
     # difficulty of B relative to A)
     "experiments": {
         "exp-001": ("ch-s01", "ch-s02", "gpt", 15.0, 0.0),
-        "exp-002": ("ch-s10", "ch-s11", None, 0.0, -8.0),
+        "exp-002": ("ch-s10", "ch-s11", None, 0.0, -12.0),
     },
     # points per year of training cutoff (centred): on every challenge, and extra on a tag
     "cutoff_points_per_year": 1.5,
-    "api_memorization": {"tag": "api:stripe", "extra_points_per_year": 6.0},
+    "api_memorization": {"tag": "api:stripe", "extra_points_per_year": 4.0},
     "api_tagged_template": "tpl-06",  # tagged api:stripe as a whole, for power
     # challenge -> (approach A, approach B, score shift of B, families preferring A)
     "approaches": {
         "ch-s07": ("app-router", "pages-router", -15.0, ("claude", "gemini")),
         "ch-s08": ("rest", "graphql", 0.0, ("gpt", "qwen")),
     },
+    "extra_agent_ability_sd": 6.0,
     "test_cases_per_challenge": 6,
     "test_case_slope": 8.0,  # P(pass) = sigmoid((score - difficulty) / slope)
     "test_case_dif": {"test_case_id": "ch-s05-tc3", "family": "mistral", "log_odds": -2.5},
@@ -845,6 +846,14 @@ def _plant_detector_signals(
     family_position = {f: i for i, f in enumerate(spec.families)}
     expected = expected.copy()
     truth_rows = bias_truth.to_pylist()
+    # A wider spread of agent ability within each family (family means unchanged), so
+    # that IRT discrimination is measurable without widening the family skill gap.
+    spread_rng = np.random.default_rng([spec.seed, 2])
+    spread = spread_rng.normal(0.0, DETECTOR_PLANTS["extra_agent_ability_sd"], expected.shape[1])
+    for family in np.unique(agent_family_idx):
+        members = agent_family_idx == family
+        spread[members] -= spread[members].mean()
+    expected += spread[None, :]
 
     # Briefing style twins share their original's difficulty; one family loses in one style.
     style = DETECTOR_PLANTS["briefing_style"]

@@ -15,6 +15,7 @@ def model(dbt, session):
         "fct_combination_difficulty": dbt.ref("fct_combination_difficulty"),
         "fct_api_memorization": dbt.ref("fct_api_memorization"),
         "fct_approach_bias": dbt.ref("fct_approach_bias"),
+        "fct_briefing_style_sensitivity": dbt.ref("fct_briefing_style_sensitivity"),
         "fct_string_challenge_unicode_coverage": dbt.ref("fct_string_challenge_unicode_coverage"),
     }
     thresholds = {

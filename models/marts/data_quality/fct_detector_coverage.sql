@@ -6,6 +6,9 @@
 {%- set coverage_models = [
     'int_approach_bias_coverage',
     'int_api_memorization_coverage',
+    'int_briefing_style_coverage',
+    'int_experiment_coverage',
+    'int_irt_coverage',
     'int_family_clustering_coverage',
     'int_test_case_bias_coverage',
     'int_unicode_coverage_coverage',

@@ -11,7 +11,8 @@ renamed as (
         agent_id,
         score,
         score is not null as is_scored,
-        submitted_at
+        submitted_at,
+        attempt_id_copies
     from source
     where rejection_reason is null
 )

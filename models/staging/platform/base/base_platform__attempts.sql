@@ -16,8 +16,13 @@ agents as (
     select * from {{ ref('stg_platform__agents') }}
 ),
 
+{# Reads the raw rows itself: a second reference to `source` would materialise it. #}
 duplicates as (
-    {{ key_duplicates('source', 'attempt_id', ['challenge_id', 'agent_id', 'score', 'submitted_at']) }}
+    {{ key_duplicates(
+        source_rows('attempts'),
+        'attempt_id',
+        ['challenge_id', 'agent_id', 'score', 'submitted_at']
+    ) }}
 ),
 
 typed as (
@@ -30,6 +35,9 @@ typed as (
         try_cast(source.score as double) as score,
         source.submitted_at as raw_submitted_at,
         try_cast(source.submitted_at as timestamp) as submitted_at,
+        case
+            when source.attempt_id is not null then coalesce(duplicates.key_copies, 1)
+        end as attempt_id_copies,
         duplicates.duplicate_kind
     from source
     left join duplicates
@@ -44,6 +52,7 @@ checked as (
         typed.agent_id,
         typed.score,
         typed.submitted_at,
+        typed.attempt_id_copies,
         case
             when nullif(trim(typed.attempt_id), '') is null then 'null_attempt_id'
             when typed.duplicate_kind = 'conflicting' then 'conflicting_attempt_id'
@@ -74,6 +83,7 @@ select
     agent_id,
     score,
     submitted_at,
+    attempt_id_copies,
     rejection_reason,
     case
         when rejection_reason is not null then
