@@ -428,5 +428,25 @@ def test_demo_reports_its_planted_biases_and_nothing_else(tmp_path: Path) -> Non
     summary = summarise(database)
     for challenge, family in planted:
         assert f"FLAGGED {challenge}: family {family}" in summary
-    assert summary.count("FLAGGED") == len(planted)
+    assert summary.count("FLAGGED ch") == len(planted)
     assert f"Marts are tables in {database}" in summary
+    # Every other detector finds its plant, and nothing else.
+    detector_lines = summary.split("Other detectors:")[1].split("Great Expectations gate:")[0]
+    findings = [line.strip() for line in detector_lines.strip().splitlines()]
+    briefing = [f for f in findings if f.startswith("briefing style:")]
+    assert len(briefing) == 6 and all(
+        "template tpl-03" in f and "family llama" in f for f in briefing
+    )
+    assert any(f.startswith("A/B experiment: exp-001 SUCCESS") for f in findings)
+    assert any(f.startswith("A/B experiment: exp-002 FAILURE") for f in findings)
+    api = [f for f in findings if f.startswith("API memorisation:")]
+    assert len(api) == 1 and "api:stripe" in api[0]
+    tests = [f for f in findings if f.startswith("test case to review:")]
+    assert len(tests) == 1 and "ch-s05-tc3" in tests[0] and "mistral" in tests[0]
+    unicode = [f for f in findings if f.startswith("Unicode coverage:")]
+    assert unicode == ["Unicode coverage: ch-s03: " + unicode[0].split("ch-s03: ", 1)[1]]
+    assert "cjk, right_to_left" in unicode[0]
+    approach = [f for f in findings if f.startswith("approach bias:")]
+    assert len(approach) == 1 and "ch-s07: app-router vs pages-router" in approach[0]
+    assert not any(f.startswith("family clustering: FLAGGED") for f in findings)
+    assert not any("not run, missing" in f for f in findings)

@@ -22,6 +22,19 @@ MARTS = (
     "fct_fairness_gate_results",
     "fct_rejected_rows",
     "fct_source_row_counts",
+    "fct_detector_coverage",
+    "fct_briefing_style_sensitivity",
+    "fct_experiment_results",
+    "fct_challenge_irt",
+    "fct_agent_irt_ability",
+    "fct_api_memorization",
+    "fct_api_memorization_challenges",
+    "fct_test_case_bias",
+    "fct_test_case_family_dif",
+    "fct_string_challenge_unicode_coverage",
+    "fct_approach_bias",
+    "fct_family_clustering",
+    "fct_agent_score_map",
 )
 
 
@@ -88,6 +101,8 @@ def summarise(database: Path, schema: str = "main") -> str:
         )
         lines.append(f"Family pairs with |Cohen's d| above the threshold (reported): {large[0]}")
 
+        lines += _detector_lines(connection, schema)
+
         gate = _rows(
             connection,
             f"""select suite_name, success, failing_rows, severity
@@ -115,6 +130,51 @@ def summarise(database: Path, schema: str = "main") -> str:
 
     lines.append(f"Marts are tables in {database} (schema {schema}): {', '.join(MARTS)}.")
     return "\n".join(lines)
+
+
+def _detector_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
+    """What each further detector found (or which inputs it lacked)."""
+    lines = ["Other detectors:"]
+    coverage = _rows(
+        connection,
+        f"""select detector, missing_inputs from {schema}.fct_detector_coverage
+        where not is_available order by detector""",
+    )
+    lines += [f"  {d}: not run, missing {missing}" for d, missing in coverage]
+    findings = {
+        "briefing style": f"""select 'template ' || template_id || ' ' || variable_combination
+            || ': ' || reason from {schema}.fct_briefing_style_sensitivity
+            where is_flagged and is_recommended_style order by template_id, variable_combination""",
+        "A/B experiment": f"""select experiment_id || ' ' || upper(verdict) || ': ' || reason
+            from {schema}.fct_experiment_results order by experiment_id""",
+        "API memorisation": f"""select 'api:' || api_name || ' scores rise '
+            || printf('%+.2f', slope_difference) || ' points per year of training cutoff beyond'
+            || ' the control trend (CI ' || printf('%+.2f', ci_low) || ' to '
+            || printf('%+.2f', ci_high) || ', q = ' || printf('%.2g', q_value) || ')'
+            from {schema}.fct_api_memorization where is_flagged order by api_name""",
+        "test case to review": f"""select test_case_id || ' (' || challenge_id || '): ' || reason
+            from {schema}.fct_test_case_bias where is_review_recommended order by test_case_id""",
+        "Unicode coverage": f"""select challenge_id || ': ' || reason
+            from {schema}.fct_string_challenge_unicode_coverage
+            where not is_fully_covered order by challenge_id""",
+        "approach bias": f"""select challenge_id || ': ' || approach_a || ' vs ' || approach_b
+            || ' ' || printf('%+.1f', stratified_gap) || ' points within families (CI '
+            || printf('%+.1f', ci_low) || ' to ' || printf('%+.1f', ci_high) || '; naive gap '
+            || printf('%+.1f', naive_gap) || ')'
+            from {schema}.fct_approach_bias where is_flagged order by challenge_id""",
+        "family clustering": f"""select case when is_flagged then 'FLAGGED ' else '' end
+            || status || ': mean silhouette ' || coalesce(printf('%.2f', mean_silhouette), 'n/a')
+            || ', permutation p = ' || coalesce(printf('%.3g', p_value), 'n/a')
+            || ' over ' || agents_analysed || ' agents'
+            from {schema}.fct_family_clustering""",
+        "IRT": f"""select fit_status || ': ' || count(*) || ' challenges, median discrimination '
+            || coalesce(printf('%.2f', median(discrimination)), 'n/a')
+            from {schema}.fct_challenge_irt group by fit_status order by fit_status""",
+    }
+    for label, sql in findings.items():
+        found = [row[0] for row in _rows(connection, sql)]
+        lines += [f"  {label}: {text}" for text in found] or [f"  {label}: nothing found"]
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
