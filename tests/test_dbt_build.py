@@ -232,12 +232,13 @@ def test_gate_fails_the_build_naming_challenge_family_value_and_threshold(
     assert "exceeds the threshold of 10 (family_deviation_threshold)" in run.output
     assert "(combination_deviation_threshold)" in run.output
     results = read_table(database, "select * from main.fct_fairness_gate_results")
-    assert set(results.suite_name) == {
+    core_suites = {
         "challenge_verdicts_not_flagged",
         "family_deviation_within_threshold",
         "combination_difficulty_within_threshold",
     }
-    assert not results.success.any()
+    assert core_suites <= set(results.suite_name)
+    assert not results[results.suite_name.isin(core_suites)].success.any()
     verdicts = read_table(
         database, "select * from main.fct_challenge_verdicts where verdict = 'flagged'"
     )
