@@ -1,0 +1,164 @@
+{#
+    Empty unless a reference corpus was given (optional table `reference_corpus` with at
+    least one usable document): nothing to compare against is not "clean".
+#}
+with
+
+challenges as (
+    select * from {{ ref('stg_platform__challenges') }}
+),
+
+challenge_files as (
+    select * from {{ ref('stg_platform__challenge_files') }}
+),
+
+reference_corpus as (
+    select * from {{ ref('stg_platform__reference_corpus') }}
+),
+
+documents as (
+    select * from {{ ref('int_code_documents_shingled') }}
+    where normalisation = 'normalised'
+),
+
+pairs as (
+    select * from {{ ref('int_code_pairs_compared') }}
+    where pair_kind = 'contamination'
+),
+
+corpus_present as (
+    select count(*) > 0 as has_documents
+    from reference_corpus
+),
+
+files_counted as (
+    select
+        challenge_files.challenge_id,
+        count(*) as files,
+        count(*) filter (where documents.is_compared) as compared_files
+    from challenge_files
+    left join documents
+        on challenge_files.challenge_id = documents.challenge_id
+        and challenge_files.file_path = documents.file_path
+        and documents.document_kind = 'challenge_file'
+    group by challenge_files.challenge_id
+),
+
+pairs_described as (
+    select
+        files.challenge_id,
+        files.file_path,
+        reference_corpus.document_id,
+        reference_corpus.source,
+        reference_corpus.published_at,
+        pairs.raw_similarity,
+        pairs.normalised_similarity,
+        pairs.similarity
+    from pairs
+    inner join documents as files
+        on pairs.document_a = files.document_number
+    inner join documents as references_
+        on pairs.document_b = references_.document_number
+    inner join reference_corpus
+        on references_.document_id = reference_corpus.document_id
+),
+
+ranked as (
+    select
+        *,
+        row_number() over (
+            partition by challenge_id
+            order by similarity desc, normalised_similarity desc, raw_similarity desc,
+                document_id, file_path
+        ) as match_rank
+    from pairs_described
+),
+
+matches_summarised as (
+    select
+        challenge_id,
+        count(distinct document_id) as candidate_documents,
+        max(raw_similarity) as raw_similarity,
+        max(normalised_similarity) as normalised_similarity,
+        min(published_at) filter (
+            where similarity > {{ var('contamination_similarity_threshold') }}
+        ) as first_published_at
+    from pairs_described
+    group by challenge_id
+),
+
+best_matches as (
+    select * from ranked
+    where match_rank = 1
+),
+
+assessed as (
+    select
+        files_counted.challenge_id,
+        challenges.template_id,
+        files_counted.files,
+        files_counted.compared_files,
+        coalesce(matches_summarised.candidate_documents, 0) as candidate_documents,
+        matches_summarised.raw_similarity,
+        matches_summarised.normalised_similarity,
+        greatest(matches_summarised.raw_similarity, matches_summarised.normalised_similarity)
+            as similarity,
+        best_matches.file_path as best_file_path,
+        best_matches.document_id as best_document_id,
+        best_matches.source as best_document_source,
+        best_matches.published_at as best_document_published_at,
+        matches_summarised.first_published_at,
+        case
+            when files_counted.compared_files > 0 then 'compared'
+            else 'not_compared'
+        end as status,
+        case
+            when files_counted.compared_files = 0
+                then 'no file has at least {{ var("contamination_min_shingles") }} distinct '
+                    || 'normalised shingles (contamination_min_shingles)'
+        end as reason
+    from files_counted
+    cross join corpus_present
+    inner join challenges
+        on files_counted.challenge_id = challenges.challenge_id
+    left join matches_summarised
+        on files_counted.challenge_id = matches_summarised.challenge_id
+    left join best_matches
+        on files_counted.challenge_id = best_matches.challenge_id
+    where corpus_present.has_documents
+),
+
+flagged as (
+    select
+        *,
+        case
+            when raw_similarity > {{ var('contamination_similarity_threshold') }} then 'raw'
+            when normalised_similarity > {{ var('contamination_similarity_threshold') }}
+                then 'normalised_only'
+            else 'none'
+        end as match_level,
+        coalesce(similarity > {{ var('contamination_similarity_threshold') }}, false)
+            as is_flagged
+    from assessed
+)
+
+select
+    cast(challenge_id as varchar) as challenge_id,
+    cast(template_id as varchar) as template_id,
+    cast(files as bigint) as files,
+    cast(compared_files as bigint) as compared_files,
+    cast(candidate_documents as bigint) as candidate_documents,
+    cast(raw_similarity as double) as raw_similarity,
+    cast(normalised_similarity as double) as normalised_similarity,
+    cast(similarity as double) as similarity,
+    cast(best_file_path as varchar) as best_file_path,
+    cast(best_document_id as varchar) as best_document_id,
+    cast(best_document_source as varchar) as best_document_source,
+    cast(best_document_published_at as date) as best_document_published_at,
+    cast(first_published_at as date) as first_published_at,
+    cast(match_level as varchar) as match_level,
+    cast({{ var('contamination_similarity_threshold') }} as double) as similarity_threshold,
+    cast(is_flagged as boolean) as is_flagged,
+    cast(status as varchar) as status,
+    cast(reason as varchar) as reason
+from flagged
