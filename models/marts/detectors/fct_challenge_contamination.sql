@@ -107,6 +107,8 @@ assessed as (
         best_matches.document_id as best_document_id,
         best_matches.source as best_document_source,
         best_matches.published_at as best_document_published_at,
+        best_matches.raw_similarity as best_raw_similarity,
+        best_matches.normalised_similarity as best_normalised_similarity,
         matches_summarised.first_published_at,
         case
             when files_counted.compared_files > 0 then 'compared'
@@ -155,6 +157,8 @@ select
     cast(best_document_id as varchar) as best_document_id,
     cast(best_document_source as varchar) as best_document_source,
     cast(best_document_published_at as date) as best_document_published_at,
+    cast(best_raw_similarity as double) as best_raw_similarity,
+    cast(best_normalised_similarity as double) as best_normalised_similarity,
     cast(first_published_at as date) as first_published_at,
     cast(match_level as varchar) as match_level,
     cast({{ var('contamination_similarity_threshold') }} as double) as similarity_threshold,

@@ -222,7 +222,7 @@ def normalised_tokens(text: str) -> list[str]:
             continue
         if first in "\"'`" or first.isdigit():
             normalised.append("LIT")
-        elif first.isalpha() or first in "_$":
+        elif first.isascii() and (first.isalpha() or first in "_$"):
             normalised.append(token if token in KEYWORDS else "ID")
         else:
             normalised.append(token)
@@ -238,7 +238,7 @@ def rename_identifiers(text: str, rng: np.random.Generator) -> str:
     def replace(match: re.Match[str]) -> str:
         token = match.group(0)
         first = token[0]
-        if first.isalpha() or first in "_$":
+        if first.isascii() and (first.isalpha() or first in "_$"):
             if token in KEYWORDS:
                 return token
             if token not in mapping:
