@@ -456,11 +456,11 @@ def test_exact_similarities_equal_the_independent_computation(
         select files.challenge_id, files.file_path, docs.document_id,
             pairs.raw_similarity, pairs.normalised_similarity
         from intermediate.int_code_pairs_compared as pairs
-        inner join intermediate.int_code_documents_shingled as files
-            on pairs.document_a = files.document_number and files.normalisation = 'raw'
-        inner join intermediate.int_code_documents_shingled as docs
-            on pairs.document_b = docs.document_number and docs.normalisation = 'raw'
-        where pairs.pair_kind = 'contamination'
+        inner join intermediate.int_code_documents_indexed as files
+            on pairs.document_a = files.document_number
+        inner join intermediate.int_code_documents_indexed as docs
+            on pairs.document_b = docs.document_number
+        where pairs.pair_kind = 'contamination' and pairs.is_compared_exactly
         """,
     )
     brute = _brute_force_similarities(contamination_build["code"])
@@ -471,10 +471,14 @@ def test_exact_similarities_equal_the_independent_computation(
     tokens = read_table(
         contamination_build["database"],
         """
-        select coalesce(document_id, challenge_id || ':' || file_path) as document,
-            normalisation, tokens, shingle_count
-        from intermediate.int_code_documents_shingled
-        where document_kind <> 'challenge_codebase'
+        select
+            coalesce(indexed.document_id, indexed.challenge_id || ':' || indexed.file_path)
+                as document,
+            shingled.normalisation, shingled.tokens, shingled.shingle_count
+        from intermediate.int_code_documents_shingled as shingled
+        inner join intermediate.int_code_documents_indexed as indexed
+            on shingled.document_number = indexed.document_number
+        where indexed.document_kind <> 'challenge_codebase'
         """,
     )
     files, corpus = _clean_code(contamination_build["code"])
@@ -641,11 +645,13 @@ def test_minhash_estimates_agree_with_exact_jaccard(tmp_path: Path) -> None:
     signatures = read_table(
         database,
         """
-        select documents.file_path, documents.normalisation, signed.signature, documents.shingles
+        select indexed.file_path, documents.normalisation, signed.signature, documents.shingles
         from intermediate.int_code_documents_signed as signed
         inner join intermediate.int_code_documents_shingled as documents
             on signed.document_number = documents.document_number
             and signed.normalisation = documents.normalisation
+        inner join intermediate.int_code_documents_indexed as indexed
+            on signed.document_number = indexed.document_number
         where documents.document_kind = 'challenge_file'
         """,
     ).set_index(["file_path", "normalisation"])

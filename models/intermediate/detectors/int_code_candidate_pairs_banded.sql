@@ -12,54 +12,62 @@ signatures as (
 ),
 
 documents as (
-    select distinct document_number, document_kind, challenge_id
-    from {{ ref('int_code_documents_shingled') }}
-    where is_compared
+    select * from {{ ref('int_code_documents_indexed') }}
 ),
 
 bands as (
     select
-        document_number,
-        document_kind,
-        normalisation,
-        unnest(range(len(band_hashes))) as band,
-        unnest(band_hashes) as band_hash
+        signatures.document_number,
+        signatures.document_kind,
+        documents.challenge_id,
+        signatures.normalisation,
+        unnest(range(len(signatures.band_hashes))) as band,
+        unnest(signatures.band_hashes) as band_hash
     from signatures
+    inner join documents
+        on signatures.document_number = documents.document_number
+),
+
+challenge_file_bands as (
+    select * from bands
+    where document_kind = 'challenge_file'
+),
+
+reference_bands as (
+    select * from bands
+    where document_kind = 'reference_document'
+),
+
+codebase_bands as (
+    select * from bands
+    where document_kind = 'challenge_codebase'
 ),
 
 contamination_matches as (
     select
         'contamination' as pair_kind,
-        challenge_bands.document_number as document_a,
+        challenge_file_bands.document_number as document_a,
         reference_bands.document_number as document_b,
-        challenge_bands.normalisation
-    from bands as challenge_bands
-    inner join bands as reference_bands
-        on challenge_bands.normalisation = reference_bands.normalisation
-        and challenge_bands.band = reference_bands.band
-        and challenge_bands.band_hash = reference_bands.band_hash
-    where challenge_bands.document_kind = 'challenge_file'
-        and reference_bands.document_kind = 'reference_document'
+        challenge_file_bands.normalisation
+    from challenge_file_bands
+    inner join reference_bands
+        on challenge_file_bands.normalisation = reference_bands.normalisation
+        and challenge_file_bands.band = reference_bands.band
+        and challenge_file_bands.band_hash = reference_bands.band_hash
 ),
 
 instance_matches as (
     select
         'instance' as pair_kind,
-        bands_a.document_number as document_a,
-        bands_b.document_number as document_b,
-        bands_a.normalisation
-    from bands as bands_a
-    inner join bands as bands_b
-        on bands_a.normalisation = bands_b.normalisation
-        and bands_a.band = bands_b.band
-        and bands_a.band_hash = bands_b.band_hash
-    inner join documents as documents_a
-        on bands_a.document_number = documents_a.document_number
-    inner join documents as documents_b
-        on bands_b.document_number = documents_b.document_number
-    where bands_a.document_kind = 'challenge_codebase'
-        and bands_b.document_kind = 'challenge_codebase'
-        and documents_a.challenge_id < documents_b.challenge_id
+        codebase_bands_a.document_number as document_a,
+        codebase_bands_b.document_number as document_b,
+        codebase_bands_a.normalisation
+    from codebase_bands as codebase_bands_a
+    inner join codebase_bands as codebase_bands_b
+        on codebase_bands_a.normalisation = codebase_bands_b.normalisation
+        and codebase_bands_a.band = codebase_bands_b.band
+        and codebase_bands_a.band_hash = codebase_bands_b.band_hash
+        and codebase_bands_a.challenge_id < codebase_bands_b.challenge_id
 ),
 
 matches as (

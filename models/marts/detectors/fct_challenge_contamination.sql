@@ -8,22 +8,27 @@ challenges as (
     select * from {{ ref('stg_platform__challenges') }}
 ),
 
-challenge_files as (
-    select * from {{ ref('stg_platform__challenge_files') }}
-),
-
 reference_corpus as (
     select * from {{ ref('stg_platform__reference_corpus') }}
 ),
 
 documents as (
+    select * from {{ ref('int_code_documents_indexed') }}
+),
+
+shingled as (
     select * from {{ ref('int_code_documents_shingled') }}
     where normalisation = 'normalised'
 ),
 
+candidates as (
+    select * from {{ ref('int_code_candidate_pairs_banded') }}
+    where pair_kind = 'contamination'
+),
+
 pairs as (
     select * from {{ ref('int_code_pairs_compared') }}
-    where pair_kind = 'contamination'
+    where pair_kind = 'contamination' and is_compared_exactly
 ),
 
 corpus_present as (
@@ -33,24 +38,33 @@ corpus_present as (
 
 files_counted as (
     select
-        challenge_files.challenge_id,
+        documents.challenge_id,
         count(*) as files,
-        count(*) filter (where documents.is_compared) as compared_files
-    from challenge_files
-    left join documents
-        on challenge_files.challenge_id = documents.challenge_id
-        and challenge_files.file_path = documents.file_path
-        and documents.document_kind = 'challenge_file'
-    group by challenge_files.challenge_id
+        count(*) filter (where shingled.is_compared) as compared_files
+    from documents
+    inner join shingled
+        on documents.document_number = shingled.document_number
+    where documents.document_kind = 'challenge_file'
+    group by documents.challenge_id
+),
+
+candidates_counted as (
+    select
+        files.challenge_id,
+        count(distinct candidates.document_b) as candidate_documents
+    from candidates
+    inner join documents as files
+        on candidates.document_a = files.document_number
+    group by files.challenge_id
 ),
 
 pairs_described as (
     select
         files.challenge_id,
         files.file_path,
-        reference_corpus.document_id,
-        reference_corpus.source,
-        reference_corpus.published_at,
+        references_.document_id,
+        references_.source,
+        references_.published_at,
         pairs.raw_similarity,
         pairs.normalised_similarity,
         pairs.similarity
@@ -59,8 +73,6 @@ pairs_described as (
         on pairs.document_a = files.document_number
     inner join documents as references_
         on pairs.document_b = references_.document_number
-    inner join reference_corpus
-        on references_.document_id = reference_corpus.document_id
 ),
 
 ranked as (
@@ -77,7 +89,6 @@ ranked as (
 matches_summarised as (
     select
         challenge_id,
-        count(distinct document_id) as candidate_documents,
         max(raw_similarity) as raw_similarity,
         max(normalised_similarity) as normalised_similarity,
         min(published_at) filter (
@@ -98,7 +109,7 @@ assessed as (
         challenges.template_id,
         files_counted.files,
         files_counted.compared_files,
-        coalesce(matches_summarised.candidate_documents, 0) as candidate_documents,
+        coalesce(candidates_counted.candidate_documents, 0) as candidate_documents,
         matches_summarised.raw_similarity,
         matches_summarised.normalised_similarity,
         greatest(matches_summarised.raw_similarity, matches_summarised.normalised_similarity)
@@ -123,6 +134,8 @@ assessed as (
     cross join corpus_present
     inner join challenges
         on files_counted.challenge_id = challenges.challenge_id
+    left join candidates_counted
+        on files_counted.challenge_id = candidates_counted.challenge_id
     left join matches_summarised
         on files_counted.challenge_id = matches_summarised.challenge_id
     left join best_matches

@@ -5,8 +5,8 @@ challenges as (
 ),
 
 codebases as (
-    select * from {{ ref('int_code_documents_shingled') }}
-    where document_kind = 'challenge_codebase' and normalisation = 'normalised'
+    select * from {{ ref('int_code_documents_indexed') }}
+    where document_kind = 'challenge_codebase'
 ),
 
 challenge_files as (
@@ -15,7 +15,7 @@ challenge_files as (
 
 pairs as (
     select * from {{ ref('int_code_pairs_compared') }}
-    where pair_kind = 'instance'
+    where pair_kind = 'instance' and is_compared_exactly
 ),
 
 files_counted as (
