@@ -62,17 +62,17 @@ pairs_described as (
     select
         files.challenge_id,
         files.file_path,
-        references_.document_id,
-        references_.source,
-        references_.published_at,
+        reference_documents.document_id,
+        reference_documents.source,
+        reference_documents.published_at,
         pairs.raw_similarity,
         pairs.normalised_similarity,
         pairs.similarity
     from pairs
     inner join documents as files
         on pairs.document_a = files.document_number
-    inner join documents as references_
-        on pairs.document_b = references_.document_number
+    inner join documents as reference_documents
+        on pairs.document_b = reference_documents.document_number
 ),
 
 ranked as (
