@@ -1,0 +1,96 @@
+{#
+    One row per candidate pair of code documents: pairs that share at least one LSH band
+    hash in either normalisation, never all pairs. 'contamination' pairs a challenge file
+    with a reference document; 'instance' pairs two challenge codebases (challenge_a <
+    challenge_b). A pair with Jaccard J becomes a candidate in a normalisation with
+    probability 1 - (1 - J^r)^b (r rows per band, b bands).
+#}
+with
+
+signatures as (
+    select * from {{ ref('int_code_documents_signed') }}
+),
+
+documents as (
+    select * from {{ ref('int_code_documents_indexed') }}
+),
+
+bands as (
+    select
+        signatures.document_number,
+        signatures.document_kind,
+        documents.challenge_id,
+        signatures.normalisation,
+        unnest(range(len(signatures.band_hashes))) as band,
+        unnest(signatures.band_hashes) as band_hash
+    from signatures
+    inner join documents
+        on signatures.document_number = documents.document_number
+),
+
+challenge_file_bands as (
+    select * from bands
+    where document_kind = 'challenge_file'
+),
+
+reference_bands as (
+    select * from bands
+    where document_kind = 'reference_document'
+),
+
+codebase_bands as (
+    select * from bands
+    where document_kind = 'challenge_codebase'
+),
+
+contamination_matches as (
+    select
+        'contamination' as pair_kind,
+        challenge_file_bands.document_number as document_a,
+        reference_bands.document_number as document_b,
+        challenge_file_bands.normalisation
+    from challenge_file_bands
+    inner join reference_bands
+        on challenge_file_bands.normalisation = reference_bands.normalisation
+        and challenge_file_bands.band = reference_bands.band
+        and challenge_file_bands.band_hash = reference_bands.band_hash
+),
+
+instance_matches as (
+    select
+        'instance' as pair_kind,
+        codebase_bands_a.document_number as document_a,
+        codebase_bands_b.document_number as document_b,
+        codebase_bands_a.normalisation
+    from codebase_bands as codebase_bands_a
+    inner join codebase_bands as codebase_bands_b
+        on codebase_bands_a.normalisation = codebase_bands_b.normalisation
+        and codebase_bands_a.band = codebase_bands_b.band
+        and codebase_bands_a.band_hash = codebase_bands_b.band_hash
+        and codebase_bands_a.challenge_id < codebase_bands_b.challenge_id
+),
+
+matches as (
+    select * from contamination_matches
+    union all
+    select * from instance_matches
+),
+
+candidates as (
+    select
+        pair_kind,
+        document_a,
+        document_b,
+        count(*) filter (where normalisation = 'raw') as raw_shared_bands,
+        count(*) filter (where normalisation = 'normalised') as normalised_shared_bands
+    from matches
+    group by pair_kind, document_a, document_b
+)
+
+select
+    cast(pair_kind as varchar) as pair_kind,
+    cast(document_a as bigint) as document_a,
+    cast(document_b as bigint) as document_b,
+    cast(raw_shared_bands as bigint) as raw_shared_bands,
+    cast(normalised_shared_bands as bigint) as normalised_shared_bands
+from candidates

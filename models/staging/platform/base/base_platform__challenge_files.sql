@@ -1,0 +1,71 @@
+{#
+    Every raw challenge file row (optional table `challenge_files`), typed, with the first
+    rule it breaks (NULL when clean). A file is keyed by (challenge_id, file_path). When the
+    table is absent this is empty, with the same typed columns.
+#}
+with
+
+source as (
+    select * from {{ optional_source_rows(
+        'challenge_files',
+        {'challenge_id': 'varchar', 'file_path': 'varchar', 'content': 'varchar'}
+    ) }}
+),
+
+challenges as (
+    select * from {{ ref('stg_platform__challenges') }}
+),
+
+keyed as (
+    select
+        *,
+        {# length-prefixed, so ('a/b', 'c') and ('a', 'b/c') stay different keys #}
+        length(cast(challenge_id as varchar)) || ':' || cast(challenge_id as varchar)
+            || cast(file_path as varchar) as file_key
+    from source
+),
+
+duplicates as (
+    {{ key_duplicates('keyed', 'file_key', ['content']) }}
+),
+
+typed as (
+    select
+        keyed.source_row_number,
+        cast(keyed.challenge_id as varchar) as challenge_id,
+        cast(keyed.file_path as varchar) as file_path,
+        cast(keyed.content as varchar) as content,
+        duplicates.duplicate_kind
+    from keyed
+    left join duplicates
+        on keyed.source_row_number = duplicates.source_row_number
+),
+
+checked as (
+    select
+        typed.source_row_number,
+        typed.challenge_id,
+        typed.file_path,
+        typed.content,
+        case
+            when nullif(trim(typed.challenge_id), '') is null then 'null_challenge_id'
+            when nullif(trim(typed.file_path), '') is null then 'null_file_path'
+            when typed.duplicate_kind = 'conflicting' then 'conflicting_file_path'
+            when typed.duplicate_kind = 'duplicate' then 'duplicate_file_path'
+            when challenges.challenge_id is null then 'unknown_challenge_id'
+            when typed.content is null then 'null_content'
+        end as rejection_reason,
+        {{ record_to_json(['challenge_id', 'file_path', 'content'], 'typed') }} as raw_record
+    from typed
+    left join challenges
+        on typed.challenge_id = challenges.challenge_id
+)
+
+select
+    source_row_number,
+    challenge_id,
+    file_path,
+    content,
+    rejection_reason,
+    case when rejection_reason is not null then raw_record end as raw_record
+from checked

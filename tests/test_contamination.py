@@ -1,0 +1,735 @@
+"""F5, documentation memorisation: pure statistics, the code fixtures, and dbt end to end
+(planted copies found, unrelated code quiet, MinHash estimates vs exact Jaccard, evidence,
+absent inputs)."""
+
+from __future__ import annotations
+
+import dataclasses
+import sysconfig
+from datetime import date
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import contamination_reference as reference
+import duckdb
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from challenge_fairness.demo import PlatformSpec, generate_platform, write_parquet
+from challenge_fairness.detectors import contamination_fixtures as fixtures
+from challenge_fairness.detectors.contamination import (
+    STATUS_NOT_TESTABLE,
+    STATUS_TESTED,
+    welch_difference,
+)
+from challenge_fairness.gate import validate_suite
+from challenge_fairness.registry import register_udfs
+from conftest import read_table, run_dbt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+THRESHOLD = 0.5
+PERMUTATIONS = 128
+PUBLISHED_AT = date(2024, 12, 1)
+PLANTED = {"ch-s09": "verbatim", "ch-s04": "renamed", "ch-s01": "reformatted", "ch-s02": "partial"}
+SHARED = [("ch-t01-01", "ch-t01-02"), ("ch-t02-01", "ch-t05-03")]
+PUBLICATION_SHIFT = 15.0  # points added on ch-s01 to models trained after PUBLISHED_AT
+# Real, independent code: standard library modules that share no code with each other.
+STDLIB_REFERENCES = (
+    "argparse", "base64", "bisect", "calendar", "csv", "fractions", "gettext", "heapq",
+    "netrc", "numbers", "pprint", "queue", "sched", "shlex", "statistics",
+)  # fmt: skip
+STDLIB_CHALLENGE_FILES = ("colorsys", "contextlib", "dataclasses", "textwrap", "uuid", "zipapp")
+SELECT_MARTS = [
+    "--indirect-selection",
+    "cautious",
+    "--select",
+    "+fct_contamination_family_evidence",
+    "+fct_contamination_publication_effect",
+    "+fct_challenge_instance_overlap",
+    "+int_contamination_coverage",
+    "+int_instance_overlap_coverage",
+    "base_platform__challenge_files",
+    "base_platform__reference_corpus",
+]
+SELECT_SIGNATURES = [
+    "--indirect-selection",
+    "cautious",
+    "--select",
+    "+fct_challenge_contamination",
+    "+int_contamination_coverage",
+    "base_platform__challenge_files",
+]
+COVERAGE_SQL = """
+    select * from intermediate.int_contamination_coverage
+    union all
+    select * from intermediate.int_instance_overlap_coverage
+"""
+MARTS = (
+    "fct_challenge_contamination",
+    "fct_challenge_instance_overlap",
+    "fct_contamination_family_evidence",
+    "fct_contamination_publication_effect",
+)
+
+
+# --- pure statistics ---------------------------------------------------------------------
+
+
+samples = st.lists(
+    st.floats(min_value=-100, max_value=100, allow_nan=False), min_size=2, max_size=40
+).filter(lambda values: np.ptp(values) > 1e-6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(a=samples, b=samples, alpha=st.sampled_from([0.01, 0.05, 0.1]))
+def test_welch_difference_matches_scipy_ttest_on_raw_samples(
+    a: list[float], b: list[float], alpha: float
+) -> None:
+    """Moments in, the same numbers as scipy.stats.ttest_ind(equal_var=False) on the data."""
+    x, y = np.array(a), np.array(b)
+    result = welch_difference(
+        x.size, x.mean(), x.var(ddof=1), y.size, y.mean(), y.var(ddof=1), alpha
+    )
+    expected = stats.ttest_ind(x, y, equal_var=False)
+    interval = expected.confidence_interval(1 - alpha)
+    assert result.status == STATUS_TESTED and result.reason is None
+    for got, want in [
+        (result.difference, x.mean() - y.mean()),
+        (result.t_statistic, expected.statistic),
+        (result.p_value, expected.pvalue),
+        (result.degrees_of_freedom, expected.df),
+        (result.ci_low, interval.low),
+        (result.ci_high, interval.high),
+    ]:
+        assert got == pytest.approx(float(want), rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "reason_part"),
+    [
+        ((1, 5.0, np.nan, 10, 3.0, 2.0, 0.05), "at least two"),
+        ((0, np.nan, np.nan, 10, 3.0, 2.0, 0.05), "at least two"),
+        ((np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, 0.05), "at least two"),
+        ((5, 5.0, 0.0, 7, 3.0, 0.0, 0.05), "constant"),
+        ((5, 5.0, np.nan, 7, 3.0, 1.0, 0.05), "missing"),
+        ((5, 5.0, 1.0, 7, 3.0, 1.0, 1.5), "alpha"),
+    ],
+)
+def test_welch_difference_degenerate_inputs_give_null_with_a_reason(
+    arguments: tuple[float, ...], reason_part: str
+) -> None:
+    """Thin or constant groups: no statistic, a status and a reason, never a crash."""
+    result = welch_difference(*arguments)
+    assert result.status == STATUS_NOT_TESTABLE
+    assert reason_part in (result.reason or "")
+    assert result.t_statistic is None and result.ci_low is None and result.p_value is None
+
+
+def test_welch_difference_udf_registered_and_vectorised() -> None:
+    """cf_welch_difference on an in-memory DuckDB: rows in, one struct per row, NULL-safe."""
+    connection = duckdb.connect()
+    register_udfs(connection)
+    rows = connection.sql(
+        """
+        select unnest(cf_welch_difference(n_a, m_a, v_a, n_b, m_b, v_b, 0.05))
+        from (values (10.0, 5.0, 4.0, 12.0, 3.0, 9.0), (null, null, null, 12.0, 3.0, 9.0))
+            as t(n_a, m_a, v_a, n_b, m_b, v_b)
+        """
+    ).fetchall()
+    expected = welch_difference(10, 5.0, 4.0, 12, 3.0, 9.0, 0.05)
+    assert rows[0][0] == pytest.approx(2.0) and rows[0][5] == pytest.approx(expected.ci_low)
+    assert rows[0][7] == STATUS_TESTED
+    assert rows[1][0] is None and rows[1][7] == STATUS_NOT_TESTABLE
+
+
+# --- the code fixtures ---------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_copies_keep_what_their_kind_keeps(seed: int) -> None:
+    """Reformatted: identical raw tokens; renamed: identical normalised tokens, raw mostly
+    changed; partial: Jaccard near 0.7 / 1.1 (checked with the independent scanner)."""
+    rng = np.random.default_rng(seed)
+    original = fixtures.generate_code(rng)
+    reformatted = fixtures.copy_code(original, "reformatted", rng)
+    assert reference.raw_tokens(reformatted) == reference.raw_tokens(original)
+    assert reformatted != original
+    renamed = fixtures.copy_code(original, "renamed", rng)
+    assert reference.normalised_tokens(renamed) == reference.normalised_tokens(original)
+    raw = [reference.shingle_set(reference.raw_tokens(t)) for t in (original, renamed)]
+    assert reference.jaccard(*raw) < 0.2
+    partial = fixtures.copy_code(original, "partial", rng)
+    raw = [reference.shingle_set(reference.raw_tokens(t)) for t in (original, partial)]
+    assert 0.5 < reference.jaccard(*raw) < 0.9
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_fixture_lexer_agrees_with_the_independent_scanner(seed: int) -> None:
+    """The generator's regex lexer (mirror of the SQL one) == the character scanner."""
+    rng = np.random.default_rng(seed)
+    text = fixtures.generate_code(rng) + ' x = "unterminated\n/* open comment `tick` 0x1F.5e3 $a'
+    assert fixtures.tokens(text) == reference.scan_tokens(text)
+    assert fixtures.raw_tokens(text) == reference.raw_tokens(text)
+    assert fixtures.normalised_tokens(text) == reference.normalised_tokens(text)
+
+
+def test_make_code_tables_is_deterministic_and_plants_what_it_says() -> None:
+    """Same seed, same tables; truth lists the plants; bad plans are refused."""
+    ids = [f"c{i}" for i in range(8)]
+    first = fixtures.make_code_tables(ids, seed=3)
+    second = fixtures.make_code_tables(ids, seed=3)
+    for name in first:
+        assert first[name].equals(second[name])
+    truth = first["planted_contamination"].to_pandas()
+    assert truth[["challenge_id", "copy_kind"]].values.tolist() == [
+        ["c0", "verbatim"],
+        ["c1", "renamed"],
+    ]
+    assert first["planted_instance_overlap"].to_pylist() == [
+        {"challenge_a": "c2", "challenge_b": "c3"}
+    ]
+    files = first["challenge_files"].to_pandas()
+    corpus = first["reference_corpus"].to_pandas().set_index("document_id")
+    copied = files[(files.challenge_id == "c0") & (files.file_path == "src/main.py")]
+    assert copied.content.item() == corpus.loc[truth.document_id[0], "content"]
+    with pytest.raises(ValueError, match="unknown copy kind"):
+        fixtures.make_code_tables(ids, seed=1, planted={"c0": "stolen"})
+    with pytest.raises(ValueError, match="not in challenge_ids"):
+        fixtures.make_code_tables(ids, seed=1, planted={"zz": "verbatim"})
+    with pytest.raises(ValueError, match="shared instance"):
+        fixtures.make_code_tables(
+            ids, seed=1, planted={"c0": "verbatim"}, shared_instances=[("c0", "c1")]
+        )
+
+
+# --- GX suites -------------------------------------------------------------------------------
+
+
+def test_gx_suites_pass_quiet_rows_and_name_the_flagged_ones() -> None:
+    """challenges_not_contaminated and challenge_instances_unique on small frames."""
+    thresholds = {"contamination_similarity_threshold": THRESHOLD}
+    contamination = pd.DataFrame(
+        {
+            "challenge_id": ["ch-1", "ch-2", "ch-3"],
+            "best_file_path": ["src/a.py", "src/b.py", None],
+            "best_document_id": ["doc-9", "doc-2", None],
+            "best_document_source": ["public-code-sample", "earlier", None],
+            "best_raw_similarity": [0.05, 0.1, None],
+            "best_normalised_similarity": [0.97, 0.2, None],
+            "match_level": ["normalised_only", "none", "none"],
+            "similarity": [0.97, 0.2, None],
+        }
+    )
+    quiet = validate_suite(
+        "challenges_not_contaminated", contamination.iloc[1:], thresholds, "error"
+    )
+    assert [row["success"] for row in quiet] == [True]
+    [failed] = validate_suite("challenges_not_contaminated", contamination, thresholds, "error")
+    assert not failed["success"] and failed["failing_rows"] == 1
+    assert "challenge 'ch-1'" in failed["failure_message"]
+    assert "'doc-9'" in failed["failure_message"] and "normalised 0.97" in failed["failure_message"]
+    assert "ch-2" not in failed["failure_message"]
+
+    overlap = pd.DataFrame(
+        {
+            "challenge_a": ["ch-t01-01"],
+            "challenge_b": ["ch-t01-02"],
+            "template_a": ["tpl-01"],
+            "template_b": ["tpl-01"],
+            "raw_similarity": [0.71],
+            "normalised_similarity": [0.83],
+            "similarity": [0.83],
+        }
+    )
+    [passed] = validate_suite("challenge_instances_unique", overlap.iloc[:0], thresholds, "error")
+    assert passed["success"]
+    [failed] = validate_suite("challenge_instances_unique", overlap, thresholds, "error")
+    assert not failed["success"]
+    assert "'ch-t01-01' (tpl-01) and 'ch-t01-02' (tpl-01)" in failed["failure_message"]
+
+
+# --- dbt end to end ------------------------------------------------------------------------
+
+
+def _stdlib_text(module: str) -> str:
+    """Source text of a standard library module."""
+    return (Path(sysconfig.get_paths()["stdlib"]) / f"{module}.py").read_text(encoding="utf-8")
+
+
+def _with_publication_shift(tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
+    """Add PUBLICATION_SHIFT points on ch-s01 to attempts of models trained after PUBLISHED_AT."""
+    attempts = tables["attempts"].to_pandas()
+    cutoffs = (
+        tables["agents"]
+        .to_pandas()
+        .merge(tables["models"].to_pandas(), on="model_id")
+        .set_index("agent_id")["training_cutoff"]
+    )
+    cutoff = pd.to_datetime(attempts["agent_id"].map(cutoffs))
+    shifted = (attempts["challenge_id"] == "ch-s01") & (cutoff > pd.Timestamp(PUBLISHED_AT))
+    attempts.loc[shifted, "score"] = (attempts.loc[shifted, "score"] + PUBLICATION_SHIFT).clip(
+        upper=100
+    )
+    schema = tables["attempts"].schema
+    return {
+        **tables,
+        "attempts": pa.Table.from_pandas(attempts, schema=schema, preserve_index=False),
+    }
+
+
+def _code_tables(challenge_ids: list[str], templates: dict[str, str]) -> dict[str, pd.DataFrame]:
+    """Planted fixtures + real stdlib code + dirty rows, as pandas frames."""
+    generated = fixtures.make_code_tables(
+        challenge_ids,
+        seed=17,
+        planted=PLANTED,
+        shared_instances=SHARED,
+        templates=templates,
+        published_at=PUBLISHED_AT,
+    )
+    files = generated["challenge_files"].to_pandas()
+    corpus = generated["reference_corpus"].to_pandas()
+    stdlib_files = pd.DataFrame(
+        {
+            "challenge_id": [f"ch-t06-0{i + 1}" for i in range(len(STDLIB_CHALLENGE_FILES))],
+            "file_path": [f"lib/{m}.py" for m in STDLIB_CHALLENGE_FILES],
+            "content": [_stdlib_text(m) for m in STDLIB_CHALLENGE_FILES],
+        }
+    )
+    stdlib_corpus = pd.DataFrame(
+        {
+            "document_id": [f"stdlib-{m}" for m in STDLIB_REFERENCES],
+            "source": "python-stdlib",
+            "content": [_stdlib_text(m) for m in STDLIB_REFERENCES],
+            "published_at": date(2023, 10, 2),
+        }
+    )
+    tiny = pd.DataFrame(
+        {
+            "challenge_id": ["ch-s12"],
+            "file_path": ["setup.cfg"],
+            "content": ["[metadata]\nname = x"],
+        }
+    )
+    dirty_files = pd.DataFrame(
+        {
+            "challenge_id": [None, "ch-s10", "ch-s10", "ch-s10", "ch-nope", "ch-s11"],
+            "file_path": ["a.py", None, "src/conflict.py", "src/conflict.py", "b.py", "empty.py"],
+            "content": ["x = 1", "y = 2", "conflicting copy", "conflicting copy 2", "z = 3", None],
+        }
+    )
+    # ch-s12's files: only the tiny one (not compared)
+    files = files[files.challenge_id != "ch-s12"]
+    # published_at as text, so that a bad date can be in it; the first row repeated exactly
+    corpus["published_at"] = corpus["published_at"].astype(str)
+    stdlib_corpus["published_at"] = stdlib_corpus["published_at"].astype(str)
+    dirty_corpus = pd.DataFrame(
+        {
+            "document_id": [corpus.document_id[0], "bad-date", None],
+            "source": [corpus.source[0], "x", "x"],
+            "content": [corpus.content[0], "q = 1", "r = 2"],
+            "published_at": [corpus.published_at[0], "not a date", None],
+        }
+    )
+    return {
+        "challenge_files": pd.concat([files, stdlib_files, tiny, dirty_files], ignore_index=True),
+        "reference_corpus": pd.concat([corpus, stdlib_corpus, dirty_corpus], ignore_index=True),
+        "planted_contamination": generated["planted_contamination"].to_pandas(),
+        "planted_instance_overlap": generated["planted_instance_overlap"].to_pandas(),
+    }
+
+
+@pytest.fixture(scope="module")
+def contamination_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A small platform with planted copies, shared instances, real unrelated code and a
+    publication-date effect, built once (the contamination marts and their upstream)."""
+    work = tmp_path_factory.mktemp("contamination")
+    platform = generate_platform(PlatformSpec(seed=11, n_attempts=25_000))
+    platform = dataclasses.replace(platform, tables=_with_publication_shift(platform.tables))
+    write_parquet(platform, str(work / "raw"))
+    challenges = platform.tables["challenges"].to_pandas()
+    code = _code_tables(
+        list(challenges.challenge_id),
+        dict(zip(challenges.challenge_id, challenges.template_id, strict=True)),
+    )
+    for name in ("challenge_files", "reference_corpus"):
+        pq.write_table(
+            pa.Table.from_pandas(code[name], preserve_index=False), work / "raw" / f"{name}.parquet"
+        )
+    database = work / "marts.duckdb"
+    run = run_dbt(
+        ["build", *SELECT_MARTS],
+        database=database,
+        work_dir=work,
+        dbt_vars={"raw_parquet_dir": str(work / "raw"), "fairness_gate_severity": "warn"},
+    )
+    assert run.success, run.output
+    tables = {name: table.to_pandas() for name, table in platform.tables.items()}
+    return {"database": database, "code": code, "tables": tables}
+
+
+def _clean_code(code: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rows staging keeps (the dirty ones are known by construction)."""
+    files = code["challenge_files"]
+    files = files[files.challenge_id.notna() & (files.challenge_id != "ch-nope")]
+    files = files[files.file_path.notna() & files.content.notna()]
+    files = files[files.file_path != "src/conflict.py"]
+    corpus = code["reference_corpus"]
+    corpus = corpus[corpus.document_id.notna() & (corpus.document_id != "bad-date")]
+    return files, corpus.drop_duplicates("document_id")
+
+
+def _brute_force_similarities(code: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Every (challenge file, document) pair's exact Jaccard, raw and normalised, in Python."""
+    files, corpus = _clean_code(code)
+    rows = []
+    file_sets = [
+        (row.challenge_id, row.file_path, *_shingles(row.content)) for row in files.itertuples()
+    ]
+    document_sets = [(row.document_id, *_shingles(row.content)) for row in corpus.itertuples()]
+    for (challenge, path, raw_a, norm_a), (document, raw_b, norm_b) in product(
+        file_sets, document_sets
+    ):
+        if len(norm_a) < 50 or len(norm_b) < 50:
+            continue
+        raw, norm = reference.jaccard(raw_a, raw_b), reference.jaccard(norm_a, norm_b)
+        rows.append((challenge, path, document, raw, norm))
+    return pd.DataFrame(rows, columns=["challenge_id", "file_path", "document_id", "raw", "norm"])
+
+
+def _shingles(text: str) -> tuple[set[tuple[str, ...]], set[tuple[str, ...]]]:
+    """Raw and normalised 5-shingle sets by the independent scanner."""
+    return (
+        reference.shingle_set(reference.raw_tokens(text)),
+        reference.shingle_set(reference.normalised_tokens(text)),
+    )
+
+
+@pytest.mark.dbt
+def test_planted_copies_are_flagged_and_nothing_else(contamination_build: dict[str, Any]) -> None:
+    """Verbatim, renamed, reformatted and partial copies flagged with the right document and
+    match level; every other challenge (generated and real stdlib code) quiet; the flagged
+    set equals the brute-force all-pairs answer."""
+    marts = read_table(
+        contamination_build["database"], "select * from main.fct_challenge_contamination"
+    )
+    truth = contamination_build["code"]["planted_contamination"].set_index("challenge_id")
+    flagged = marts[marts.is_flagged].set_index("challenge_id")
+    assert sorted(flagged.index) == sorted(PLANTED)
+    for challenge_id, row in flagged.iterrows():
+        assert row.best_document_id == truth.loc[challenge_id, "document_id"]
+        assert row.best_file_path == "src/main.py"
+        assert row.match_level == truth.loc[challenge_id, "expected_match_level"]
+        assert pd.Timestamp(row.first_published_at) == pd.Timestamp(PUBLISHED_AT)
+    assert flagged.loc["ch-s04", "best_raw_similarity"] < 0.2  # renamed: raw misses it
+    assert flagged.loc["ch-s04", "best_normalised_similarity"] == 1.0
+    assert 0.5 < flagged.loc["ch-s02", "similarity"] < 0.9  # partial copy
+    brute = _brute_force_similarities(contamination_build["code"])
+    above = brute[np.maximum(brute.raw, brute.norm) > THRESHOLD]
+    assert sorted(above.challenge_id.unique()) == sorted(PLANTED)
+    stdlib = brute[
+        brute.document_id.str.startswith("stdlib-") | brute.file_path.str.startswith("lib/")
+    ]
+    assert np.maximum(stdlib.raw, stdlib.norm).max() < 0.35  # real independent code
+    quiet = marts[~marts.is_flagged]
+    assert (quiet.match_level == "none").all() and quiet.similarity.fillna(0).max() < THRESHOLD
+    tiny = marts.set_index("challenge_id").loc["ch-s12"]
+    assert tiny.status == "not_compared" and tiny.compared_files == 0 and "50" in tiny.reason
+
+
+@pytest.mark.dbt
+def test_exact_similarities_equal_the_independent_computation(
+    contamination_build: dict[str, Any],
+) -> None:
+    """Every compared (file, document) pair: SQL Jaccard == Python tuple-set Jaccard, both
+    normalisations (tokeniser, normalisation, shingles and set algebra all checked)."""
+    pairs = read_table(
+        contamination_build["database"],
+        """
+        select files.challenge_id, files.file_path, docs.document_id,
+            pairs.raw_similarity, pairs.normalised_similarity
+        from intermediate.int_code_pairs_compared as pairs
+        inner join intermediate.int_code_documents_indexed as files
+            on pairs.document_a = files.document_number
+        inner join intermediate.int_code_documents_indexed as docs
+            on pairs.document_b = docs.document_number
+        where pairs.pair_kind = 'contamination' and pairs.is_compared_exactly
+        """,
+    )
+    brute = _brute_force_similarities(contamination_build["code"])
+    merged = pairs.merge(brute, on=["challenge_id", "file_path", "document_id"], how="left")
+    assert len(merged) == len(pairs) >= len(PLANTED) and merged.raw.notna().all()
+    np.testing.assert_allclose(merged.raw_similarity, merged.raw, rtol=1e-12)
+    np.testing.assert_allclose(merged.normalised_similarity, merged.norm, rtol=1e-12)
+    tokens = read_table(
+        contamination_build["database"],
+        """
+        select
+            coalesce(indexed.document_id, indexed.challenge_id || ':' || indexed.file_path)
+                as document,
+            shingled.normalisation, shingled.tokens, shingled.shingle_count
+        from intermediate.int_code_documents_shingled as shingled
+        inner join intermediate.int_code_documents_indexed as indexed
+            on shingled.document_number = indexed.document_number
+        where indexed.document_kind <> 'challenge_codebase'
+        """,
+    )
+    files, corpus = _clean_code(contamination_build["code"])
+    texts = pd.concat(
+        [
+            pd.DataFrame(
+                {"document": files.challenge_id + ":" + files.file_path, "text": files.content}
+            ),
+            pd.DataFrame({"document": corpus.document_id, "text": corpus.content}),
+        ]
+    )
+    expected = []
+    for document, text in zip(texts.document, texts.text, strict=True):
+        for normalisation, tokeniser in (
+            ("raw", reference.raw_tokens),
+            ("normalised", reference.normalised_tokens),
+        ):
+            found = tokeniser(text)
+            expected.append(
+                (document, normalisation, len(found), len(reference.shingle_set(found)))
+            )
+    expected_frame = pd.DataFrame(expected, columns=["document", "normalisation", "n", "shingles"])
+    merged = tokens.merge(expected_frame, on=["document", "normalisation"])
+    assert len(merged) == len(tokens) == len(expected_frame) > 300
+    assert (merged.tokens == merged.n).all() and (merged.shingle_count == merged.shingles).all()
+
+
+@pytest.mark.dbt
+def test_shared_instances_are_listed(contamination_build: dict[str, Any]) -> None:
+    """Exactly the planted instance pairs, with the same-template flag; scaffold sharing
+    between same-template instances stays below the threshold."""
+    overlap = read_table(
+        contamination_build["database"], "select * from main.fct_challenge_instance_overlap"
+    )
+    assert sorted(zip(overlap.challenge_a, overlap.challenge_b, strict=True)) == sorted(SHARED)
+    same = dict(
+        zip(
+            zip(overlap.challenge_a, overlap.challenge_b, strict=True),
+            overlap.is_same_template,
+            strict=True,
+        )
+    )
+    assert same[("ch-t01-01", "ch-t01-02")] and not same[("ch-t02-01", "ch-t05-03")]
+    assert (overlap.similarity > THRESHOLD).all()
+
+
+@pytest.mark.dbt
+def test_evidence_puts_family_effects_beside_the_similarity(
+    contamination_build: dict[str, Any],
+) -> None:
+    """One row per (flagged challenge, family); the planted family bias on the verbatim
+    copy (ch-s09, qwen +20) shows as a flagged adjusted effect."""
+    evidence = read_table(
+        contamination_build["database"], "select * from main.fct_contamination_family_evidence"
+    )
+    deviation = read_table(
+        contamination_build["database"], "select * from main.fct_family_deviation"
+    )
+    expected = deviation[deviation.challenge_id.isin(list(PLANTED))]
+    assert len(evidence) == len(expected)
+    qwen = evidence.set_index(["challenge_id", "model_family"]).loc[("ch-s09", "qwen")]
+    assert qwen.is_adjusted_flagged and qwen.adjusted_ci_low > 10 and qwen.similarity == 1.0
+    assert (evidence.post_publication_attempts.notna()).all()
+
+
+@pytest.mark.dbt
+def test_publication_effect_matches_scipy_and_finds_the_planted_gain(
+    contamination_build: dict[str, Any],
+) -> None:
+    """On ch-s01 post-publication models got +15: the Welch difference equals the pandas +
+    scipy.stats.ttest_ind computation and its interval covers 15, not 0."""
+    effect = read_table(
+        contamination_build["database"], "select * from main.fct_contamination_publication_effect"
+    )
+    assert sorted(effect.challenge_id) == sorted(PLANTED)
+    row = effect.set_index("challenge_id").loc["ch-s01"]
+    want = reference.publication_effect(contamination_build["tables"], "ch-s01", PUBLISHED_AT, 0.05)
+    for column, value in want.items():
+        assert row[column] == pytest.approx(value, rel=1e-9), column
+    assert (
+        row.status == "tested" and row.ci_low > 0 and row.ci_low < PUBLICATION_SHIFT < row.ci_high
+    )
+
+
+@pytest.mark.dbt
+def test_bad_code_rows_are_rejected_with_reasons(contamination_build: dict[str, Any]) -> None:
+    """Staging keeps every raw row and names the first rule a bad one breaks."""
+    files = read_table(
+        contamination_build["database"],
+        """
+        select challenge_id, file_path, rejection_reason
+        from staging.base_platform__challenge_files where rejection_reason is not null
+        """,
+    )
+    assert sorted(files.rejection_reason) == sorted(
+        ["null_challenge_id", "null_file_path", "conflicting_file_path", "conflicting_file_path",
+         "unknown_challenge_id", "null_content"]
+    )  # fmt: skip
+    corpus = read_table(
+        contamination_build["database"],
+        """
+        select document_id, rejection_reason
+        from staging.base_platform__reference_corpus where rejection_reason is not null
+        """,
+    )
+    assert sorted(corpus.rejection_reason) == [
+        "duplicate_document_id",
+        "null_document_id",
+        "published_at_not_date",
+    ]
+    coverage = read_table(
+        contamination_build["database"],
+        COVERAGE_SQL,
+    )
+    assert coverage.is_available.all() and coverage.missing_inputs.isna().all()
+    assert (coverage.rows_analysed > 50).all()
+
+
+def _estimator_pairs(seed: int, pairs: int) -> list[tuple[str, str]]:
+    """Independent (original, overlapping variant) texts with Jaccard spread over 0..1."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(pairs):
+        original = fixtures.generate_code(rng, functions=4)
+        lines = original.split("\n")
+        share = rng.uniform(0.05, 1.0)
+        kept = max(1, round(len(lines) * share))
+        start = int(rng.integers(0, len(lines) - kept + 1))
+        added = fixtures.generate_code(rng, functions=int(rng.integers(0, 4)))
+        out.append((original, "\n".join([*lines[start : start + kept], added])))
+    return out
+
+
+@pytest.mark.dbt
+def test_minhash_estimates_agree_with_exact_jaccard(tmp_path: Path) -> None:
+    """500 independent (original, variant) pairs: each pair's agreeing signature positions
+    are Binomial(P, J) (two-sided exact test, Bonferroni over the pairs, family-wise 0.1%),
+    no pair is off by more than 3 / sqrt(P), and for raw shingles (independent across
+    pairs) (estimate - J) / sqrt(J (1 - J) / P) has variance 1 (chi-square test at 0.1%,
+    which fails for DuckDB's two-argument hash(x, i)) and mean 0. With only challenge files
+    (no corpus) the contamination mart is empty and coverage says why."""
+    platform = generate_platform(PlatformSpec(seed=2, n_attempts=2_000))
+    write_parquet(platform, str(tmp_path / "raw"))
+    challenge_ids = platform.tables["challenges"].column("challenge_id").to_pylist()
+    texts = _estimator_pairs(seed=23, pairs=500)
+    rows = []
+    for index, (original, variant) in enumerate(texts):
+        challenge = challenge_ids[index % len(challenge_ids)]
+        rows.append((challenge, f"pair_{index:03d}_a.py", original))
+        rows.append((challenge, f"pair_{index:03d}_b.py", variant))
+    files = pd.DataFrame(rows, columns=["challenge_id", "file_path", "content"])
+    pq.write_table(
+        pa.Table.from_pandas(files, preserve_index=False),
+        tmp_path / "raw" / "challenge_files.parquet",
+    )
+    database = tmp_path / "estimates.duckdb"
+    run = run_dbt(
+        ["build", *SELECT_SIGNATURES],
+        database=database,
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(tmp_path / "raw"), "fairness_gate_severity": "warn"},
+    )
+    assert run.success, run.output
+    signatures = read_table(
+        database,
+        """
+        select indexed.file_path, documents.normalisation, signed.signature, documents.shingles
+        from intermediate.int_code_documents_signed as signed
+        inner join intermediate.int_code_documents_shingled as documents
+            on signed.document_number = documents.document_number
+            and signed.normalisation = documents.normalisation
+        inner join intermediate.int_code_documents_indexed as indexed
+            on signed.document_number = indexed.document_number
+        where documents.document_kind = 'challenge_file'
+        """,
+    ).set_index(["file_path", "normalisation"])
+    records = []
+    for index, (original, variant) in enumerate(texts):
+        for normalisation, tokeniser in (
+            ("raw", reference.raw_tokens),
+            ("normalised", reference.normalised_tokens),
+        ):
+            keys = [(f"pair_{index:03d}_{side}.py", normalisation) for side in "ab"]
+            if not all(key in signatures.index for key in keys):
+                continue
+            a, b = (signatures.loc[key] for key in keys)
+            exact = reference.jaccard(
+                reference.shingle_set(tokeniser(original)),
+                reference.shingle_set(tokeniser(variant)),
+            )
+            sql_exact = len(set(a.shingles) & set(b.shingles)) / len(
+                set(a.shingles) | set(b.shingles)
+            )
+            assert sql_exact == pytest.approx(exact, abs=1e-12)
+            estimate = float(np.mean(np.asarray(a.signature) == np.asarray(b.signature)))
+            records.append((normalisation, exact, estimate))
+    table = pd.DataFrame(records, columns=["normalisation", "exact", "estimate"])
+    assert len(table) > 800 and table.exact.between(0.05, 0.95).mean() > 0.5
+    assert (table.estimate - table.exact).abs().max() <= 3 / np.sqrt(PERMUTATIONS)
+    for normalisation, group in table.groupby("normalisation"):
+        interior = group[(group.exact > 0) & (group.exact < 1)]
+        n = len(interior)
+        # each pair alone: agreeing positions ~ Binomial(P, J); Bonferroni over the pairs
+        # keeps the family-wise error at 0.1% whatever the dependence between pairs
+        agreeing = np.round(interior.estimate * PERMUTATIONS)
+        lower = stats.binom.cdf(agreeing, PERMUTATIONS, interior.exact)
+        upper = stats.binom.sf(agreeing - 1, PERMUTATIONS, interior.exact)
+        assert np.minimum(1, 2 * np.minimum(lower, upper)).min() > 0.001 / n
+        if normalisation == "raw":
+            # raw shingle sets of different pairs share (almost) nothing, so the pairs'
+            # errors are independent: sum of z^2 ~ chi-square(n), mean z ~ N(0, 1/n).
+            # (Normalised sets of unrelated code share common structural shingles, whose
+            # minima are shared across pairs: their errors are correlated, not biased.)
+            z = (interior.estimate - interior.exact) / np.sqrt(
+                interior.exact * (1 - interior.exact) / PERMUTATIONS
+            )
+            assert stats.chi2.ppf(0.0005, n) < float((z**2).sum()) < stats.chi2.ppf(0.9995, n)
+            assert abs(float(z.mean())) < 3.29 / np.sqrt(n)
+
+    empty = read_table(database, "select count(*) as n from main.fct_challenge_contamination")
+    assert empty.n.item() == 0
+    coverage = read_table(database, "select * from intermediate.int_contamination_coverage")
+    assert not coverage.is_available.item()
+    assert coverage.missing_inputs.item() == "missing optional table(s): reference_corpus"
+
+
+@pytest.mark.dbt
+def test_absent_code_tables_build_empty_marts(tmp_path: Path) -> None:
+    """No challenge_files, no reference_corpus: the build succeeds, every mart is empty,
+    coverage rows say what is missing."""
+    platform = generate_platform(PlatformSpec(seed=4, n_attempts=2_000))
+    write_parquet(platform, str(tmp_path / "raw"))
+    database = tmp_path / "absent.duckdb"
+    run = run_dbt(
+        ["build", *SELECT_MARTS],
+        database=database,
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(tmp_path / "raw"), "fairness_gate_severity": "warn"},
+    )
+    assert run.success, run.output
+    for mart in MARTS:
+        assert read_table(database, f"select count(*) as n from main.{mart}").n.item() == 0, mart
+    coverage = read_table(
+        database,
+        COVERAGE_SQL,
+    ).set_index("detector")
+    assert not coverage.is_available.any()
+    assert coverage.loc["challenge_contamination", "missing_inputs"] == (
+        "missing optional table(s): challenge_files, reference_corpus"
+    )
+    assert coverage.loc["challenge_instance_overlap", "missing_inputs"] == (
+        "missing optional table: challenge_files"
+    )
+    assert (coverage.rows_analysed == 0).all()
