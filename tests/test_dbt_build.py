@@ -302,7 +302,9 @@ def test_gate_passes_on_a_fair_platform(tmp_path: Path) -> None:
     )
     assert run.success, run.output
     results = read_table(database, "select * from main.fct_fairness_gate_results")
-    assert results.success.all() and (results.evaluated_rows > 0).all()
+    assert results.success.all()
+    core = results[results.suite_name.str.contains("verdicts|family_deviation|combination")]
+    assert len(core) == 3 and (core.evaluated_rows > 0).all()
 
 
 def test_unknown_gate_severity_is_a_clear_error(
@@ -450,4 +452,8 @@ def test_demo_reports_its_planted_biases_and_nothing_else(tmp_path: Path) -> Non
     approach = [f for f in findings if f.startswith("approach bias:")]
     assert len(approach) == 1 and "ch-s07: app-router vs pages-router" in approach[0]
     assert not any(f.startswith("family clustering: FLAGGED") for f in findings)
+    contaminated = sorted(f.split(": ")[1] for f in findings if f.startswith("contaminated"))
+    assert [c.split(":")[0] for c in contaminated] == ["ch-s06", "ch-s09"]
+    shared = [f for f in findings if f.startswith("shared instance code:")]
+    assert len(shared) == 1 and "ch-t03-01 and ch-t03-02" in shared[0]
     assert not any("not run, missing" in f for f in findings)

@@ -131,6 +131,13 @@ DUCKDB_TYPES: dict[str, dict[str, str]] = {
     # optional inputs, present with PlatformSpec.detector_plants
     "test_cases": {"test_case_id": "VARCHAR", "challenge_id": "VARCHAR", "input_text": "VARCHAR"},
     "test_results": {"attempt_id": "VARCHAR", "test_case_id": "VARCHAR", "passed": "BOOLEAN"},
+    "challenge_files": {"challenge_id": "VARCHAR", "file_path": "VARCHAR", "content": "VARCHAR"},
+    "reference_corpus": {
+        "document_id": "VARCHAR",
+        "source": "VARCHAR",
+        "content": "VARCHAR",
+        "published_at": "DATE",
+    },
 }
 OPTIONAL_COLUMN_TYPES: dict[str, dict[str, str]] = {"attempts": {"approach": "VARCHAR"}}
 PLANTED_FAMILY_BIASES_SCHEMA = pa.schema(
@@ -234,6 +241,11 @@ DETECTOR_PLANTS: dict[str, Any] = {
         "ch-s08": ("rest", "graphql", 0.0, ("gpt", "qwen")),
     },
     "extra_agent_ability_sd": 6.0,
+    # challenge code copied from the reference corpus, and two instances sharing code
+    "contamination": {
+        "copies": {"ch-s09": "verbatim", "ch-s06": "renamed"},
+        "shared_instances": [("ch-t03-01", "ch-t03-02")],
+    },
     "test_cases_per_challenge": 6,
     "test_case_slope": 8.0,  # P(pass) = sigmoid((score - difficulty) / slope)
     "test_case_dif": {"test_case_id": "ch-s05-tc3", "family": "mistral", "log_odds": -2.5},
@@ -821,6 +833,13 @@ def generate_platform(spec: PlatformSpec = PlatformSpec()) -> Platform:
                 challenges, attempts, agents, agent_family_idx, list(spec.families), attempts_rng
             )
         )
+        code = _code_tables(spec, challenges)
+        tables.update({name: code[name] for name in ("challenge_files", "reference_corpus")})
+        detector_truth["planted_contamination"] = [
+            {**row, "published_at": str(row["published_at"])}
+            for row in code["planted_contamination"].to_pylist()
+        ]
+        detector_truth["planted_instance_overlap"] = code["planted_instance_overlap"].to_pylist()
     return Platform(
         spec=spec,
         tables=tables,
@@ -828,6 +847,20 @@ def generate_platform(spec: PlatformSpec = PlatformSpec()) -> Platform:
         planted_hard_combinations=hard_truth,
         dirty_rows=dirty,
         detector_truth=detector_truth,
+    )
+
+
+def _code_tables(spec: PlatformSpec, challenges: _Challenges) -> dict[str, pa.Table]:
+    """Challenge code and a reference corpus with planted copies and one shared instance."""
+    from challenge_fairness.detectors.contamination_fixtures import make_code_tables
+
+    plant = DETECTOR_PLANTS["contamination"]
+    return make_code_tables(
+        challenges.ids,
+        seed=spec.seed,
+        planted=plant["copies"],
+        shared_instances=plant["shared_instances"],
+        templates=dict(zip(challenges.ids, challenges.template_ids, strict=True)),
     )
 
 

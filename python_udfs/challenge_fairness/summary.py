@@ -35,6 +35,10 @@ MARTS = (
     "fct_approach_bias",
     "fct_family_clustering",
     "fct_agent_score_map",
+    "fct_challenge_contamination",
+    "fct_challenge_instance_overlap",
+    "fct_contamination_family_evidence",
+    "fct_contamination_publication_effect",
 )
 
 
@@ -162,6 +166,14 @@ def _detector_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[
             || printf('%+.1f', ci_low) || ' to ' || printf('%+.1f', ci_high) || '; naive gap '
             || printf('%+.1f', naive_gap) || ')'
             from {schema}.fct_approach_bias where is_flagged order by challenge_id""",
+        "contaminated challenge": f"""select challenge_id || ': ' || best_file_path || ' matches '
+            || best_document_id || ' (' || best_document_source || '), similarity '
+            || printf('%.2f', similarity) || ' (' || match_level || ')'
+            from {schema}.fct_challenge_contamination where is_flagged order by challenge_id""",
+        "shared instance code": f"""select challenge_a || ' and ' || challenge_b || ': similarity '
+            || printf('%.2f', similarity)
+            || case when is_same_template then ' (same template)' else '' end
+            from {schema}.fct_challenge_instance_overlap order by challenge_a, challenge_b""",
         "family clustering": f"""select case when is_flagged then 'FLAGGED ' else '' end
             || status || ': mean silhouette ' || coalesce(printf('%.2f', mean_silhouette), 'n/a')
             || ', permutation p = ' || coalesce(printf('%.3g', p_value), 'n/a')

@@ -16,6 +16,8 @@ def model(dbt, session):
         "fct_api_memorization": dbt.ref("fct_api_memorization"),
         "fct_approach_bias": dbt.ref("fct_approach_bias"),
         "fct_briefing_style_sensitivity": dbt.ref("fct_briefing_style_sensitivity"),
+        "fct_challenge_contamination": dbt.ref("fct_challenge_contamination"),
+        "fct_challenge_instance_overlap": dbt.ref("fct_challenge_instance_overlap"),
         "fct_string_challenge_unicode_coverage": dbt.ref("fct_string_challenge_unicode_coverage"),
     }
     thresholds = {

@@ -7,6 +7,8 @@
     'int_approach_bias_coverage',
     'int_api_memorization_coverage',
     'int_briefing_style_coverage',
+    'int_contamination_coverage',
+    'int_instance_overlap_coverage',
     'int_experiment_coverage',
     'int_irt_coverage',
     'int_family_clustering_coverage',

@@ -8,7 +8,10 @@ rejected as (
     select * from {{ ref('stg_platform__rejected_rows') }}
 ),
 
-{% for table_name in ['attempts', 'challenges', 'agents', 'models', 'test_cases', 'test_results'] %}
+{% for table_name in [
+    'attempts', 'challenges', 'agents', 'models',
+    'test_cases', 'test_results', 'challenge_files', 'reference_corpus',
+] %}
 clean_{{ table_name }} as (
     select
         '{{ table_name }}' as source_table,
@@ -29,6 +32,8 @@ clean_counts as (
     union all select * from clean_models
     union all select * from clean_test_cases
     union all select * from clean_test_results
+    union all select * from clean_challenge_files
+    union all select * from clean_reference_corpus
 ),
 
 rejected_counts as (

@@ -6,6 +6,8 @@
     'models': 'model_id',
     'test_cases': 'test_case_id',
     'test_results': 'test_result_id',
+    'challenge_files': "coalesce(challenge_id, '') || ' / ' || coalesce(file_path, '')",
+    'reference_corpus': 'document_id',
 } %}
 with
 

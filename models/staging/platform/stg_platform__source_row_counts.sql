@@ -1,9 +1,14 @@
 {# Rows in each raw platform table, counted straight from the source. #}
 {#- Optional tables count zero rows when absent. -#}
-{%- set source_tables = ['attempts', 'challenges', 'agents', 'models', 'test_cases', 'test_results'] %}
+{%- set source_tables = [
+    'attempts', 'challenges', 'agents', 'models',
+    'test_cases', 'test_results', 'challenge_files', 'reference_corpus',
+] %}
 {%- set optional_columns = {
     'test_cases': {'test_case_id': 'varchar'},
     'test_results': {'attempt_id': 'varchar'},
+    'challenge_files': {'challenge_id': 'varchar'},
+    'reference_corpus': {'document_id': 'varchar'},
 } %}
 with
 
