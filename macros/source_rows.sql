@@ -31,3 +31,44 @@
         (select *, rowid as source_row_number from {{ relation }})
     {%- endif -%}
 {%- endmacro %}
+
+{#
+    Test: `column_name`, an integer row number such as `source_row_number`, holds no value
+    twice. The failure count is the number of surplus rows (rows - distinct values).
+    On DuckDB it costs one scan instead of a hash table over every row: the values are cut
+    into blocks of 65,536 (`>> 16`), and a bitmap per block (`bitstring_agg`, 8 KiB) has a
+    bit set per distinct value, so surplus rows = rows - set bits; a failing row names the
+    first value of its block. Memory is 8 KiB per block holding any value: small for
+    dense numbers such as row numbers, large for sparse ones (use `unique` for those).
+#}
+{% test unique_row_number(model, column_name) %}
+    {{- config(fail_calc='coalesce(sum(surplus_rows), 0)') -}}
+    {{- adapter.dispatch('test_unique_row_number', 'challenge_fairness')(model, column_name) -}}
+{% endtest %}
+
+{% macro default__test_unique_row_number(model, column_name) -%}
+    select
+        {{ column_name }},
+        count(*) - 1 as surplus_rows
+    from {{ model }}
+    where {{ column_name }} is not null
+    group by {{ column_name }}
+    having count(*) > 1
+{%- endmacro %}
+
+{% macro duckdb__test_unique_row_number(model, column_name) -%}
+    with
+
+    blocks as (
+        select
+            ({{ column_name }} >> 16) * 65536 as block_start,
+            count(*) - bit_count(bitstring_agg({{ column_name }} & 65535, 0, 65535))
+                as surplus_rows
+        from {{ model }}
+        where {{ column_name }} is not null
+        group by {{ column_name }} >> 16
+    )
+
+    select * from blocks
+    where surplus_rows > 0
+{%- endmacro %}
