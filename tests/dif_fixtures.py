@@ -280,7 +280,7 @@ def planted_build(base: Path) -> dict[str, object]:
         from challenge_fairness.demo import write_parquet
 
         work = base / "planted"
-        work.mkdir()
+        work.mkdir(exist_ok=True)
         platform = _platform(seed=11)
         tables = build_test_case_tables(
             platform,
@@ -309,7 +309,7 @@ def fair_build(base: Path) -> dict[str, object]:
         from challenge_fairness.demo import write_duckdb
 
         work = base / "fair"
-        work.mkdir()
+        work.mkdir(exist_ok=True)
         platform = _platform(seed=29)
         tables = build_test_case_tables(platform, seed=5)
         database = work / "marts.duckdb"
@@ -330,7 +330,7 @@ def absent_build(base: Path) -> dict[str, object]:
         from challenge_fairness.demo import write_parquet
 
         work = base / "absent"
-        work.mkdir()
+        work.mkdir(exist_ok=True)
         platform = _platform(seed=3)
         write_parquet(platform, str(work / "raw"))
         database = _build(work, {"raw_parquet_dir": str(work / "raw")})
