@@ -15,6 +15,11 @@ Two peak-memory figures are written to ``RESULT_JSON`` next to the return code:
   tree, sampled from ``/proc`` every ``SAMPLE_SECONDS``. Catches concurrent children, may
   miss short spikes. Empty where ``/proc`` is unavailable.
 
+Also recorded: ``cpu_seconds``, the user + system CPU time of the command's tree (from the
+same ``getrusage``), and ``load_average_1min`` at the start and end (``os.getloadavg``).
+On a quiet machine wall time is what the command needs; when other work competes for
+the cores, wall time grows while CPU time barely does, and the load averages show it.
+
 The command's exit code is passed through as this wrapper's own.
 """
 
@@ -85,6 +90,7 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     result_path, command = Path(argv[0]), argv[2:]
+    load_before = os.getloadavg()[0]
     start = time.perf_counter()
     process = subprocess.Popen(command)
     sampler = TreeSampler(process.pid) if Path("/proc/self/stat").exists() else None
@@ -95,13 +101,15 @@ def main(argv: list[str]) -> int:
     if sampler is not None:
         sampler.stopped.set()
         sampler.join()
-    # ru_maxrss is in KiB on Linux.
-    max_rss_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = {
         "command": command,
         "returncode": returncode,
         "wall_seconds": wall_seconds,
-        "max_rss_mib": max_rss_kib / 1024,
+        "cpu_seconds": usage.ru_utime + usage.ru_stime,
+        "load_average_1min": {"start": load_before, "end": os.getloadavg()[0]},
+        # ru_maxrss is in KiB on Linux.
+        "max_rss_mib": usage.ru_maxrss / 1024,
         "tree_rss_sampled_peak_mib": (sampler.peak_bytes / MIB if sampler is not None else None),
     }
     result_path.write_text(json.dumps(result, indent=2) + "\n")

@@ -4,21 +4,26 @@ One run
 
 1. generates (or reuses) a simulated platform of ``--attempts`` attempts as parquet in
    ``bench/out/data_<attempts>_<seed>/`` (generation is not timed);
-2. runs ``dbt build`` of this project on that parquet into a fresh DuckDB file, in its own
-   process tree, measuring wall-clock time and peak RSS (``bench/_measure.py``);
+2. runs ``dbt build`` of this project on that parquet twice, each into a fresh DuckDB file
+   and in its own process tree, measuring wall-clock time and peak RSS
+   (``bench/_measure.py``): **cold**, with a fresh target directory (full parse), and
+   **warm**, after an untimed ``dbt parse`` into its target directory, so that the build
+   parses partially, as a scheduled daily run of an unchanged project does;
 3. runs ``bench/_pandas_run.py`` (pandas reads the parquet, ``tests/pandas_reference.py``
    computes the four core statistics) the same way, unless ``--skip-pandas``;
-4. prints a table with both measurements, the dbt/pandas ratios and whether the targets
-   (time ratio <= 1/5, memory ratio <= 1/4) are met, the mart row counts, the top dbt nodes
-   by execution time, and checks that both implementations flag the same
-   (challenge, family) pairs in ``fct_family_deviation``;
+4. prints a table with the three measurements, the dbt/pandas ratios of both builds and
+   whether the targets (time ratio <= 1/5, memory ratio <= 1/4) are met, the mart row
+   counts, the top dbt nodes by execution time, and checks that both builds give the same
+   marts and that they and pandas flag the same (challenge, family) pairs in
+   ``fct_family_deviation``;
 5. writes everything to ``bench/out/core_results.json``.
 
 Usage::
 
     .venv/bin/python bench/bench_core.py [--attempts N] [--seed S] [--skip-pandas]
 
-Exit code 0 only when every measured command succeeded and the flagged sets agree.
+Exit code 0 only when every measured command succeeded, the warm build parsed partially,
+and the flagged sets agree.
 """
 
 from __future__ import annotations
@@ -60,6 +65,9 @@ TABLES = ("attempts", "challenges", "agents", "models")
 DATA_MARKER = "_complete.json"
 TOP_NODES = 5
 LOG_TAIL_LINES = 40
+BUILDS = ("cold", "warm")
+# dbt's info-level line when it cannot reuse the saved manifest.
+FULL_PARSE_MARKER = "Unable to do partial parsing"
 
 
 @dataclass(frozen=True)
@@ -67,6 +75,8 @@ class Measurement:
     """Wall-clock time and peak memory of one measured command."""
 
     seconds: float
+    cpu_seconds: float
+    load_average_1min: dict[str, float]
     peak_mib: float
     tree_rss_sampled_peak_mib: float | None
     returncode: int
@@ -118,6 +128,8 @@ def measure(name: str, command: list[str], run_dir: Path, env: dict[str, str]) -
     result = json.loads(result_path.read_text())
     measurement = Measurement(
         seconds=result["wall_seconds"],
+        cpu_seconds=result["cpu_seconds"],
+        load_average_1min=result["load_average_1min"],
         peak_mib=result["max_rss_mib"],
         tree_rss_sampled_peak_mib=result["tree_rss_sampled_peak_mib"],
         returncode=result["returncode"],
@@ -125,7 +137,10 @@ def measure(name: str, command: list[str], run_dir: Path, env: dict[str, str]) -
     )
     if measurement.returncode != 0:
         fail(f"{name} exited with {measurement.returncode}", log_path)
-    print(f"  {measurement.seconds:.1f} s, peak {measurement.peak_mib:.0f} MiB")
+    print(
+        f"  {measurement.seconds:.1f} s ({measurement.cpu_seconds:.1f} s CPU), "
+        f"peak {measurement.peak_mib:.0f} MiB"
+    )
     return measurement
 
 
@@ -150,17 +165,23 @@ def dbt_executable() -> str:
     return found
 
 
-def run_dbt(data_dir: Path, run_dir: Path) -> tuple[Measurement, Path]:
-    """Measure ``dbt build`` on the parquet in ``data_dir``; return it and the DuckDB file."""
-    database = run_dir / "bench.duckdb"
+def run_dbt(data_dir: Path, run_dir: Path, build: str) -> tuple[Measurement, Path, bool]:
+    """Measure one ``dbt build`` on the parquet in ``data_dir``, into ``run_dir/<build>/``.
+
+    ``build`` is 'cold' (fresh target directory: full parse, as on a first run) or 'warm'
+    (an untimed ``dbt parse`` first, with the same profile, vars and target directory, so
+    the build reuses the saved manifest). Returns the measurement, the DuckDB file and
+    whether the build parsed partially.
+    """
+    build_dir = run_dir / build
+    build_dir.mkdir(parents=True)
+    database = build_dir / "bench.duckdb"
     dbt_vars = json.dumps({"raw_parquet_dir": str(data_dir), "fairness_gate_severity": "warn"})
-    command = [
-        dbt_executable(),
-        "build",
+    options = [
         "--profiles-dir", ".",
         "--project-dir", ".",
-        "--target-path", str(run_dir / "target"),
-        "--log-path", str(run_dir / "logs"),
+        "--target-path", str(build_dir / "target"),
+        "--log-path", str(build_dir / "logs"),
         "--vars", dbt_vars,
     ]  # fmt: skip
     env = {
@@ -168,7 +189,21 @@ def run_dbt(data_dir: Path, run_dir: Path) -> tuple[Measurement, Path]:
         "CHALLENGE_FAIRNESS_DUCKDB": str(database),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
     }
-    return measure("dbt_build", command, run_dir, env), database
+    if build == "warm":
+        parse_log = build_dir / "dbt_parse.log"
+        print("parsing (untimed) ...", flush=True)
+        with parse_log.open("w") as log:
+            parsed = subprocess.run(
+                [dbt_executable(), "parse", *options],
+                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+        if parsed.returncode != 0:
+            fail(f"dbt parse exited with {parsed.returncode}", parse_log)
+    measurement = measure(
+        f"dbt_build_{build}", [dbt_executable(), "build", *options], build_dir, env
+    )
+    partial = FULL_PARSE_MARKER not in (ROOT / measurement.log).read_text(errors="replace")
+    return measurement, database, partial
 
 
 def run_pandas(data_dir: Path, run_dir: Path) -> tuple[Measurement, dict[str, Any]]:
@@ -235,21 +270,34 @@ def print_report(results: dict[str, Any]) -> None:
     dbt, pandas = results["dbt"], results.get("pandas")
     print()
     print(f"attempts: {results['attempts']:,}   seed: {results['seed']}")
-    print(f"{'':<18}{'seconds':>10}{'peak MiB':>12}")
-    print(f"{'dbt build':<18}{dbt['seconds']:>10.1f}{dbt['peak_mib']:>12.0f}")
+    print(f"{'':<22}{'seconds':>10}{'peak MiB':>12}{'CPU s':>10}{'load 1m':>14}")
+    sides = [(f"dbt build ({build})", dbt[build]) for build in BUILDS]
     if pandas is not None:
-        print(f"{'pandas + scipy':<18}{pandas['seconds']:>10.1f}{pandas['peak_mib']:>12.0f}")
-        ratios = results["ratios"]
-        print(f"{'dbt / pandas':<18}{ratios['time']:>10.3f}{ratios['memory']:>12.3f}")
+        sides.append(("pandas + scipy", pandas))
+    for label, side in sides:
+        load = side["load_average_1min"]
         print(
-            f"{'target':<18}{'<= ' + format(TIME_RATIO_TARGET, '.3f'):>10}"
+            f"{label:<22}{side['seconds']:>10.1f}{side['peak_mib']:>12.0f}"
+            f"{side['cpu_seconds']:>10.1f}{load['start']:>7.2f}{load['end']:>7.2f}"
+        )
+    if pandas is not None:
+        for build in BUILDS:
+            ratios = results["ratios"][build]
+            label = f"{build} / pandas"
+            print(f"{label:<22}{ratios['time']:>10.3f}{ratios['memory']:>12.3f}")
+        print(
+            f"{'target':<22}{'<= ' + format(TIME_RATIO_TARGET, '.3f'):>10}"
             f"{'<= ' + format(MEMORY_RATIO_TARGET, '.3f'):>12}"
         )
-        print(f"{'verdict':<18}{ratios['time_target']:>10}{ratios['memory_target']:>12}")
-    for name in ("dbt", "pandas"):
-        side = results.get(name)
-        if side is None:
-            continue
+        for build in BUILDS:
+            ratios = results["ratios"][build]
+            label = f"verdict ({build})"
+            print(f"{label:<22}{ratios['time_target']:>10}{ratios['memory_target']:>12}")
+    print(
+        "cold: fresh target directory, full parse; warm: after an untimed `dbt parse`, "
+        f"partial parse {'used' if results['dbt_warm_partial_parse'] else 'NOT used'}"
+    )
+    for name, side in sides:
         sampled = side["tree_rss_sampled_peak_mib"]
         if sampled is not None and sampled > 1.05 * side["peak_mib"]:
             print(
@@ -263,19 +311,23 @@ def print_report(results: dict[str, Any]) -> None:
         if pandas is not None:
             line += f"{results['pandas_summary']['mart_rows'][mart]:>10,}"
         print(line)
+    same = "the same" if results["dbt_builds_agree"] else "DIFFERENT"
+    print(f"cold and warm dbt builds give {same} mart row counts and flagged pairs")
     print(f"flagged in fct_family_deviation (dbt): {len(results['dbt_flagged'])}")
     if pandas is not None:
         agree = "agree" if results["flagged_sets_agree"] else "DISAGREE"
         print(f"flagged sets of dbt and pandas {agree}")
 
-    timing = results["dbt_timing"]
-    print(
-        f"\ndbt run phase {timing['run_elapsed_seconds']:.1f} s of {dbt['seconds']:.1f} s wall, "
-        f"{timing['node_count']} nodes {timing['statuses']}, "
-        f"sum of node times {timing['sum_node_execution_seconds']:.1f} s; slowest nodes:"
-    )
-    for node in timing["top_nodes"]:
-        print(f"  {node['execution_time']:>8.2f} s  {node['unique_id']}")
+    for build in BUILDS:
+        timing = results["dbt_timing"][build]
+        print(
+            f"\ndbt build ({build}): run phase {timing['run_elapsed_seconds']:.1f} s of "
+            f"{dbt[build]['seconds']:.1f} s wall, {timing['node_count']} nodes "
+            f"{timing['statuses']}, sum of node times "
+            f"{timing['sum_node_execution_seconds']:.1f} s; slowest nodes:"
+        )
+        for node in timing["top_nodes"]:
+            print(f"  {node['execution_time']:>8.2f} s  {node['unique_id']}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -287,8 +339,13 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(run_dir, ignore_errors=True)
     run_dir.mkdir(parents=True)
 
-    dbt, database = run_dbt(data_dir, run_dir)
-    dbt_rows, dbt_flagged = read_marts(database)
+    measured: dict[str, Measurement] = {}
+    marts: dict[str, tuple[dict[str, int], list[list[str]]]] = {}
+    partial_parse: dict[str, bool] = {}
+    for build in BUILDS:
+        measured[build], database, partial_parse[build] = run_dbt(data_dir, run_dir, build)
+        marts[build] = read_marts(database)
+    dbt_rows, dbt_flagged = marts["warm"]
     results: dict[str, Any] = {
         "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
         "attempts": args.attempts,
@@ -301,28 +358,35 @@ def main(argv: list[str] | None = None) -> int:
             "python": platform.python_version(),
             "duckdb": duckdb.__version__,
             "dbt_threads": os.environ.get("CHALLENGE_FAIRNESS_THREADS", "profile default"),
+            "duckdb_memory_limit": os.environ.get(
+                "CHALLENGE_FAIRNESS_MEMORY_LIMIT", "profile default"
+            ),
         },
         "targets": {"time_ratio_max": TIME_RATIO_TARGET, "memory_ratio_max": MEMORY_RATIO_TARGET},
-        "dbt": asdict(dbt),
+        "dbt": {build: asdict(measured[build]) for build in BUILDS},
+        "dbt_warm_partial_parse": partial_parse["warm"],
+        "dbt_builds_agree": marts["cold"] == marts["warm"],
         "dbt_mart_rows": dbt_rows,
         "dbt_flagged": dbt_flagged,
-        "dbt_timing": dbt_timing(run_dir / "target"),
+        "dbt_timing": {build: dbt_timing(run_dir / build / "target") for build in BUILDS},
     }
 
     if not args.skip_pandas:
         pandas, summary = run_pandas(data_dir, run_dir)
-        time_ratio = dbt.seconds / pandas.seconds
-        memory_ratio = dbt.peak_mib / pandas.peak_mib
         results["pandas"] = asdict(pandas)
         results["pandas_summary"] = {
             k: v for k, v in summary.items() if k != "flagged_family_deviation"
         }
-        results["ratios"] = {
-            "time": time_ratio,
-            "memory": memory_ratio,
-            "time_target": verdict(time_ratio, TIME_RATIO_TARGET),
-            "memory_target": verdict(memory_ratio, MEMORY_RATIO_TARGET),
-        }
+        results["ratios"] = {}
+        for build in BUILDS:
+            time_ratio = measured[build].seconds / pandas.seconds
+            memory_ratio = measured[build].peak_mib / pandas.peak_mib
+            results["ratios"][build] = {
+                "time": time_ratio,
+                "memory": memory_ratio,
+                "time_target": verdict(time_ratio, TIME_RATIO_TARGET),
+                "memory_target": verdict(memory_ratio, MEMORY_RATIO_TARGET),
+            }
         pandas_flagged = summary["flagged_family_deviation"]
         results["flagged_sets_agree"] = pandas_flagged == dbt_flagged
         results["flagged_only_in_dbt"] = [p for p in dbt_flagged if p not in pandas_flagged]
@@ -332,6 +396,12 @@ def main(argv: list[str] | None = None) -> int:
     results_path = OUT / "core_results.json"
     results_path.write_text(json.dumps(results, indent=2) + "\n")
     print(f"\nwrote {results_path.relative_to(ROOT)}")
+    if not results["dbt_warm_partial_parse"]:
+        print("BENCHMARK FAILED: the warm dbt build did not parse partially", file=sys.stderr)
+        return 1
+    if not results["dbt_builds_agree"]:
+        print("BENCHMARK FAILED: the cold and warm dbt builds differ", file=sys.stderr)
+        return 1
     if results.get("flagged_sets_agree") is False:
         print(
             "BENCHMARK FAILED: flagged (challenge, family) sets differ: "
