@@ -44,30 +44,38 @@ def scenarios(platforms: int) -> dict[str, list[PlatformSpec]]:
     return {
         "fair_1m": [
             PlatformSpec(
-                seed=1, **LARGE, family_skill=tuple(np.linspace(-2.5, 2.5, 6)),
-                planted_family_biases=(), planted_hard_combinations=(HARD,),
+                seed=1,
+                **LARGE,
+                family_skill=tuple(np.linspace(-2.5, 2.5, 6)),
+                planted_family_biases=(),
+                planted_hard_combinations=(HARD,),
                 family_routing={"llama": ("tpl-01", 16.0)},
             )
         ],
         "planted_1m": [
             PlatformSpec(
-                seed=2, **LARGE, family_skill=tuple(np.linspace(-2.5, 2.5, 6)),
+                seed=2,
+                **LARGE,
+                family_skill=tuple(np.linspace(-2.5, 2.5, 6)),
                 planted_family_biases=random_biases(large_base, 30, (15.0, 20.0), seed=2),
                 planted_hard_combinations=(),
             )
         ],
         "fair_many": [
             PlatformSpec(
-                seed=1000 + k, n_attempts=50_000,
+                seed=1000 + k,
+                n_attempts=50_000,
                 family_skill=tuple(np.linspace(-(2 + k % 4) / 2, (2 + k % 4) / 2, 6)),
-                planted_family_biases=(), planted_hard_combinations=(HARD,),
+                planted_family_biases=(),
+                planted_hard_combinations=(HARD,),
                 family_routing={"llama": ("tpl-01", 16.0)} if k % 3 == 0 else None,
             )
             for k in range(platforms)
         ],
         "planted_many": [
             PlatformSpec(
-                seed=2000 + k, n_attempts=50_000,
+                seed=2000 + k,
+                n_attempts=50_000,
                 planted_family_biases=random_biases(PlatformSpec(), 6, (15.0, 20.0), seed=k),
                 planted_hard_combinations=(),
             )
@@ -88,15 +96,29 @@ def run_scenario(name: str, specs: list[PlatformSpec]) -> dict[str, object]:
     started = time.perf_counter()
     completed = subprocess.run(
         [
-            str(REPO / ".venv" / "bin" / "dbt"), "build", "--profiles-dir", str(REPO),
-            "--project-dir", str(REPO), "--target-path", str(work / "target"),
-            "--log-path", str(work / "logs"),
-            "--select", "+fct_challenge_verdicts", "+fct_family_adjusted_effects",
-            "--exclude", "test_type:data",
-            "--vars", json.dumps({"raw_parquet_dir": str(raw)}),
+            str(REPO / ".venv" / "bin" / "dbt"),
+            "build",
+            "--profiles-dir",
+            str(REPO),
+            "--project-dir",
+            str(REPO),
+            "--target-path",
+            str(work / "target"),
+            "--log-path",
+            str(work / "logs"),
+            "--select",
+            "+fct_challenge_verdicts",
+            "+fct_family_adjusted_effects",
+            "--exclude",
+            "test_type:data",
+            "--vars",
+            json.dumps({"raw_parquet_dir": str(raw)}),
         ],
-        cwd=REPO, env={**os.environ, "CHALLENGE_FAIRNESS_DUCKDB": str(database)},
-        capture_output=True, text=True, check=False,
+        cwd=REPO,
+        env={**os.environ, "CHALLENGE_FAIRNESS_DUCKDB": str(database)},
+        capture_output=True,
+        text=True,
+        check=False,
     )
     seconds = time.perf_counter() - started
     if completed.returncode != 0:
@@ -112,7 +134,9 @@ def run_scenario(name: str, specs: list[PlatformSpec]) -> dict[str, object]:
         "challenges": len(verdicts),
         "verdicts": counts,
         "flagged_share": counts.get("flagged", 0) / len(verdicts),
-        "raw_kruskal_wallis_p_below_alpha_share": float((verdicts.raw_kruskal_wallis_p < 0.05).mean()),
+        "raw_kruskal_wallis_p_below_alpha_share": float(
+            (verdicts.raw_kruskal_wallis_p < 0.05).mean()
+        ),
         "raw_deviation_flagged_share": float(verdicts.is_raw_deviation_flagged.mean()),
         "raw_cohens_d_flagged_share": float(verdicts.is_raw_effect_size_flagged.mean()),
         "build_seconds": round(seconds, 1),
@@ -133,13 +157,17 @@ def run_scenario(name: str, specs: list[PlatformSpec]) -> dict[str, object]:
             "precision": hits / len(flags) if len(flags) else None,
         }
     else:
-        routed = effects[effects.model_family.str.endswith("llama") & effects.challenge_id.str.contains("ch-t01")]
+        routed = effects[
+            effects.model_family.str.endswith("llama") & effects.challenge_id.str.contains("ch-t01")
+        ]
         result["routed_family_flagged"] = int(routed.is_flagged.sum())
     return result
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--platforms", type=int, default=30)
     parser.add_argument("--only", default="", help="comma-separated scenario names")
     args = parser.parse_args()
