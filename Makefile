@@ -22,8 +22,8 @@ demo: setup
 	$(BIN)/python -m challenge_fairness.summary $(DATABASE)
 
 lint: setup
-	$(BIN)/ruff check python_udfs tests
-	$(BIN)/ruff format --check python_udfs tests
+	$(BIN)/ruff check python_udfs tests bench
+	$(BIN)/ruff format --check python_udfs tests bench
 	$(BIN)/mypy python_udfs/challenge_fairness
 
 test: lint
