@@ -59,7 +59,7 @@ COHENS_D_TYPE = pa.struct(
 )
 
 
-def _flat_list(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+def flat_list(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray]:
     """Flatten a list column: (flat values, row offsets, row is-null mask)."""
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     lengths = pc.fill_null(pc.list_value_length(array), 0).to_numpy(zero_copy_only=False)
@@ -68,7 +68,7 @@ def _flat_list(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray
     return pc.list_flatten(array), offsets, is_null
 
 
-def _float_numpy(array: pa.Array) -> np.ndarray:
+def float_numpy(array: pa.Array) -> np.ndarray:
     """Numeric arrow array as float64 numpy, NULL as NaN."""
     return pc.cast(array, pa.float64()).to_numpy(zero_copy_only=False)
 
@@ -78,16 +78,16 @@ def _grouped_rows(
 ) -> tuple[list[tuple[np.ndarray, np.ndarray, np.ndarray] | None], np.ndarray]:
     """Per SQL row, (group codes, values, counts) of its lists (None for a NULL row),
     and the labels the codes index."""
-    flat_groups, offsets, null_rows = _flat_list(groups)
-    flat_values, value_offsets, null_values = _flat_list(values)
-    flat_counts, count_offsets, null_counts = _flat_list(counts)
+    flat_groups, offsets, null_rows = flat_list(groups)
+    flat_values, value_offsets, null_values = flat_list(values)
+    flat_counts, count_offsets, null_counts = flat_list(counts)
     if not (np.array_equal(offsets, value_offsets) and np.array_equal(offsets, count_offsets)):
         raise ValueError("groups, values and counts lists differ in length")
     encoded = pc.dictionary_encode(pc.fill_null(flat_groups, ""))
     codes = encoded.indices.to_numpy(zero_copy_only=False)
     labels = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
-    value_numbers = _float_numpy(flat_values)
-    count_numbers = np.nan_to_num(_float_numpy(flat_counts), nan=0).astype(np.int64)
+    value_numbers = float_numpy(flat_values)
+    count_numbers = np.nan_to_num(float_numpy(flat_counts), nan=0).astype(np.int64)
     rows: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = []
     for row, (start, stop) in enumerate(zip(offsets[:-1], offsets[1:], strict=True)):
         if null_rows[row] or null_values[row] or null_counts[row]:
@@ -151,13 +151,13 @@ def trimmed_cell(
     values: pa.ChunkedArray, counts: pa.ChunkedArray, trim: pa.ChunkedArray
 ) -> pa.StructArray:
     """cf_trimmed_cell(values DOUBLE[], counts BIGINT[], trim DOUBLE) per (challenge, family)."""
-    flat_values, offsets, null_rows = _flat_list(values)
-    flat_counts, count_offsets, null_counts = _flat_list(counts)
+    flat_values, offsets, null_rows = flat_list(values)
+    flat_counts, count_offsets, null_counts = flat_list(counts)
     if not np.array_equal(offsets, count_offsets):
         raise ValueError("cf_trimmed_cell: values and counts lists differ in length")
-    value_numbers = _float_numpy(flat_values)
-    count_numbers = np.nan_to_num(_float_numpy(flat_counts), nan=0).astype(np.int64)
-    trims = _float_numpy(trim.combine_chunks())
+    value_numbers = float_numpy(flat_values)
+    count_numbers = np.nan_to_num(float_numpy(flat_counts), nan=0).astype(np.int64)
+    trims = float_numpy(trim.combine_chunks())
     results: list[dict[str, object] | None] = []
     for row, (start, stop) in enumerate(zip(offsets[:-1], offsets[1:], strict=True)):
         if null_rows[row] or null_counts[row] or np.isnan(trims[row]):
@@ -189,7 +189,7 @@ def cohens_d(
 ) -> pa.StructArray:
     """cf_cohens_d(n_a, mean_a, var_a, n_b, mean_b, var_b), vectorised over rows."""
     arrays = [
-        _float_numpy(column.combine_chunks()) for column in (n_a, mean_a, var_a, n_b, mean_b, var_b)
+        float_numpy(column.combine_chunks()) for column in (n_a, mean_a, var_a, n_b, mean_b, var_b)
     ]
     result = stats.cohens_d(*arrays)
     return pa.StructArray.from_arrays(
@@ -212,7 +212,7 @@ def contrast_test(
 ) -> pa.StructArray:
     """cf_contrast_test(estimate, se, df, alpha, comparisons), vectorised over rows."""
     columns = (estimate, standard_error, degrees_of_freedom, alpha, comparisons)
-    result = stats.contrast_test(*[_float_numpy(c.combine_chunks()) for c in columns])
+    result = stats.contrast_test(*[float_numpy(c.combine_chunks()) for c in columns])
     return pa.StructArray.from_arrays(
         [
             pa.array(getattr(result, name), type=pa.float64(), from_pandas=True)
@@ -224,8 +224,8 @@ def contrast_test(
 
 def benjamini_hochberg(p_values: pa.ChunkedArray) -> pa.ListArray:
     """cf_benjamini_hochberg(p DOUBLE[]): the list of q-values of each row's list."""
-    flat, offsets, null_rows = _flat_list(p_values)
-    p = _float_numpy(flat)
+    flat, offsets, null_rows = flat_list(p_values)
+    p = float_numpy(flat)
     results: list[list[float] | None] = []
     for row, (start, stop) in enumerate(zip(offsets[:-1], offsets[1:], strict=True)):
         results.append(None if null_rows[row] else stats.benjamini_hochberg(p[start:stop]).tolist())
@@ -237,7 +237,7 @@ def hedges_g(
 ) -> pa.StructArray:
     """cf_hedges_g(n_a, n_b, d, alpha), vectorised over rows."""
     result = stats.hedges_g(
-        *[_float_numpy(c.combine_chunks()) for c in (n_a, n_b, cohens_d, alpha)]
+        *[float_numpy(c.combine_chunks()) for c in (n_a, n_b, cohens_d, alpha)]
     )
     return pa.StructArray.from_arrays(
         [

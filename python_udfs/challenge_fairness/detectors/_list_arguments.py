@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from challenge_fairness.udfs import _flat_list, _float_numpy
+from challenge_fairness.udfs import flat_list, float_numpy
 
 
 def list_rows(*columns: pa.ChunkedArray) -> list[tuple[np.ndarray, ...] | None]:
     """Per SQL row, the float64 arrays of several equally long list columns (None if NULL)."""
-    flattened = [_flat_list(column) for column in columns]
-    numbers = [_float_numpy(flat) for flat, _, _ in flattened]
+    flattened = [flat_list(column) for column in columns]
+    numbers = [float_numpy(flat) for flat, _, _ in flattened]
     null_rows = np.logical_or.reduce([is_null for _, _, is_null in flattened])
     rows: list[tuple[np.ndarray, ...] | None] = []
     for row, is_null in enumerate(null_rows):
@@ -30,4 +30,4 @@ def list_rows(*columns: pa.ChunkedArray) -> list[tuple[np.ndarray, ...] | None]:
 
 def scalar_floats(column: pa.ChunkedArray) -> np.ndarray:
     """A numeric scalar SQL argument as float64 numpy (NULL as NaN)."""
-    return _float_numpy(column.combine_chunks())
+    return float_numpy(column.combine_chunks())
