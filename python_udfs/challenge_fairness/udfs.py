@@ -236,9 +236,7 @@ def hedges_g(
     n_a: pa.ChunkedArray, n_b: pa.ChunkedArray, cohens_d: pa.ChunkedArray, alpha: pa.ChunkedArray
 ) -> pa.StructArray:
     """cf_hedges_g(n_a, n_b, d, alpha), vectorised over rows."""
-    result = stats.hedges_g(
-        *[float_numpy(c.combine_chunks()) for c in (n_a, n_b, cohens_d, alpha)]
-    )
+    result = stats.hedges_g(*[float_numpy(c.combine_chunks()) for c in (n_a, n_b, cohens_d, alpha)])
     return pa.StructArray.from_arrays(
         [
             pa.array(getattr(result, name), type=pa.float64(), from_pandas=True)
