@@ -21,6 +21,7 @@ One run
 Usage::
 
     .venv/bin/python bench/bench_core.py [--attempts N] [--seed S] [--skip-pandas]
+                                         [--memory-limit 192MB]
 
 Exit code 0 only when every measured command succeeded, the warm build parsed partially,
 and the flagged sets agree.
@@ -89,6 +90,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--attempts", type=int, default=DEFAULT_ATTEMPTS, help="attempts")
     parser.add_argument("--seed", type=int, default=PlatformSpec.seed, help="generator seed")
     parser.add_argument("--skip-pandas", action="store_true", help="measure the dbt build only")
+    parser.add_argument(
+        "--memory-limit",
+        help="DuckDB memory limit of the dbt builds, e.g. 192MB "
+        "(sets CHALLENGE_FAIRNESS_MEMORY_LIMIT; default: the environment's, else the profile's)",
+    )
     return parser.parse_args(argv)
 
 
@@ -333,6 +339,8 @@ def print_report(results: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Generate or reuse the data, measure both implementations, report and save."""
     args = parse_args(argv)
+    if args.memory_limit:
+        os.environ["CHALLENGE_FAIRNESS_MEMORY_LIMIT"] = args.memory_limit
     OUT.mkdir(parents=True, exist_ok=True)
     data_dir = ensure_data(args.attempts, args.seed)
     run_dir = OUT / f"core_run_{args.attempts}_{args.seed}"
