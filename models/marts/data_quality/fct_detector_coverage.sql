@@ -14,6 +14,7 @@
     'int_family_clustering_coverage',
     'int_test_case_bias_coverage',
     'int_unicode_coverage_coverage',
+    'int_combination_remedies_coverage',
 ] %}
 with
 
