@@ -10,11 +10,13 @@ One build without the `briefing_text` column: empty marts, coverage rows say so.
 from __future__ import annotations
 
 import csv
+import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 import audit_fixtures
+import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -22,6 +24,8 @@ import pytest
 from challenge_fairness.demo import PlatformSpec, generate_platform
 from challenge_fairness.gate import validate_suite
 from conftest import REPO_ROOT, read_table, run_dbt
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytestmark = pytest.mark.dbt
 SEEDS = REPO_ROOT / "seeds"
@@ -298,3 +302,57 @@ def test_without_briefing_text_the_marts_are_empty_and_coverage_says_so(tmp_path
     assert coverage.loc["rubric_style_lint", "missing_inputs"] == (
         "optional source table absent: rubric_items"
     )
+
+
+# --- the regex_match_rows macro itself, on random and degenerate texts (hypothesis) -------
+
+
+@pytest.fixture(scope="module")
+def match_rows_sql(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The compiled SQL of regex_match_rows over a relation `cases(case_id, text, pattern)`."""
+    work = tmp_path_factory.mktemp("regex_macro")
+    run = run_dbt(
+        [
+            "compile",
+            "--inline",
+            "{{ regex_match_rows('cases', ['case_id'], 'text', 'pattern') }}",
+        ],
+        database=work / "compile.duckdb",
+        work_dir=work,
+    )
+    assert run.success, run.output
+    return str(run.result.result.results[0].node.compiled_code)
+
+
+TOKENS = ("ab", "a", "é", "漢字", "12", "😀", "e\u0301")
+ALPHABET = "abé漢字12😀e\u0301 x"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    texts=st.lists(st.text(alphabet=ALPHABET, max_size=30), min_size=1, max_size=8),
+    alternatives=st.lists(st.sampled_from(TOKENS), min_size=1, max_size=3, unique=True),
+)
+def test_regex_match_rows_equals_python_finditer(
+    match_rows_sql: str, texts: list[str], alternatives: list[str]
+) -> None:
+    """Literal alternations (RE2 and Python agree on them, leftmost-first): every match, its
+    text and 1-based code-point position, repeated and adjacent matches included."""
+    pattern = "|".join(re.escape(a) for a in alternatives)
+    cases = pd.DataFrame(
+        {"case_id": range(len(texts)), "text": texts, "pattern": [pattern] * len(texts)}
+    )
+    with duckdb.connect() as connection:
+        connection.register("cases", cases)
+        rows = connection.sql(match_rows_sql).fetchall()
+    actual = sorted((case_id, pos, text) for case_id, _, text, pos in rows)
+    expected = sorted(
+        (k, m.start() + 1, m.group())
+        for k, text in enumerate(texts)
+        for m in re.finditer(pattern, text)
+        if m.group()
+    )
+    assert actual == expected
+    for k in range(len(texts)):
+        ordered = sorted((pos, index) for case_id, index, _, pos in rows if case_id == k)
+        assert [index for _, index in ordered] == list(range(1, len(ordered) + 1))
