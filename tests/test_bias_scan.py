@@ -20,7 +20,13 @@ from conftest import read_table, run_dbt
 pytestmark = pytest.mark.dbt
 
 SCAN_DATE = "2026-07-01"  # a Wednesday: week_start 2026-06-29
-PRECEDENCE = ["retire_challenge", "fix_tests", "fix_rubric", "fix_briefing", "rebalance_combinations"]
+PRECEDENCE = [
+    "retire_challenge",
+    "fix_tests",
+    "fix_rubric",
+    "fix_briefing",
+    "rebalance_combinations",
+]
 UNEXPLAINED = (
     "family bias that no detector attributes to the tests, briefing or rubric:"
     " inspect, and retire if no cause is found"
@@ -38,6 +44,7 @@ SCAN_MODELS = [
 def plants_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The `make demo` platform (every detector planted), built once with a fixed scan date."""
     work = tmp_path_factory.mktemp("bias_scan")
+    # = `make demo`; at 30,000 attempts the briefing-style and A/B plants lose power
     platform = generate_platform(PlatformSpec(dirty=True, detector_plants=True))
     database = work / "plants.duckdb"
     write_duckdb(platform, str(database))
@@ -152,8 +159,9 @@ def test_family_bias_takes_the_action_of_its_cause_or_retire_and_inspect(
     ).set_index("challenge_id")
     assert family.loc["ch-s04", "action_reason"] == UNEXPLAINED
     assert family.loc["ch-t02-03", "action_reason"] == UNEXPLAINED
-    assert "challenge_contamination finding ch-s09/ref-planted-002" in (
-        family.loc["ch-s09", "action_reason"]
+    assert (
+        "challenge_contamination finding ch-s09/ref-planted-002"
+        in (family.loc["ch-s09", "action_reason"])
     )
     assert "experiment exp-001" in family.loc["ch-s01", "action_reason"]
     assert "ch-s02" in family.loc["ch-s01", "action_reason"]
@@ -170,7 +178,9 @@ def test_evidence_carries_each_detector_statistics_unchanged(
     scan = read_table(database, "select * from main.rpt_daily_bias_scan")
     by_detector = {name: frame for name, frame in scan.groupby("detector")}
 
-    effects = read_table(database, "select * from main.fct_family_adjusted_effects where is_flagged")
+    effects = read_table(
+        database, "select * from main.fct_family_adjusted_effects where is_flagged"
+    )
     verdicts = read_table(database, "select challenge_id, q_value from main.fct_challenge_verdicts")
     want = effects.merge(verdicts, on="challenge_id").sort_values("challenge_id")
     got = by_detector["family_verdict"].sort_values("challenge_id")
@@ -246,7 +256,8 @@ def test_incremental_scan_appends_marks_new_findings_and_replaces_a_rerun_day(
     shutil.copy(plants_build["database"], database)
 
     def scan(scan_date: str, full_refresh: bool = False, **dbt_vars: Any) -> pd.DataFrame:
-        args = ["build", "--select", *SCAN_MODELS] + (["--full-refresh"] if full_refresh else [])
+        # `run`: the models' data tests already ran in the fixture's build
+        args = ["run", "--select", *SCAN_MODELS] + (["--full-refresh"] if full_refresh else [])
         run = run_dbt(
             args,
             database=database,
@@ -293,7 +304,7 @@ def test_incremental_scan_appends_marks_new_findings_and_replaces_a_rerun_day(
 def test_fair_platform_without_optional_inputs_gives_an_empty_scan(tmp_path: Path) -> None:
     fair = generate_platform(
         PlatformSpec(
-            seed=21, n_attempts=30_000, planted_family_biases=(), planted_hard_combinations=()
+            seed=21, n_attempts=10_000, planted_family_biases=(), planted_hard_combinations=()
         )
     )
     database = tmp_path / "fair.duckdb"
