@@ -6,8 +6,8 @@
 
     Adding a detector (F6: rubric item DIF -> fix_rubric, locale / domain findings ->
     fix_briefing): add an import CTE, one `<detector>_findings` CTE with the columns of
-    `family_findings` below, and a line in `cause_findings_unioned` (and in
-    `explaining_findings` when it can explain a family bias on the same challenge).
+    `briefing_style_findings` below, a line in `cause_findings_unioned`, and its name in
+    `can_explain_family_bias` when it can explain a family bias on the same challenge.
 
     Action precedence (1 decides first, see action_precedence):
     1 retire_challenge: memorised content cannot be un-memorised, so fixing anything else
@@ -17,7 +17,14 @@
     5 rebalance_combinations: the challenge is fine, its variable combination is too hard
       or too easy compared with its template's others.
 #}
-{%- set alpha = var('alpha') %}
+{%- set actions = [
+    'retire_challenge', 'fix_tests', 'fix_rubric', 'fix_briefing', 'rebalance_combinations'
+] %}
+{%- set action_precedence -%}
+    case recommended_action
+        {%- for action in actions %} when '{{ action }}' then {{ loop.index }}{% endfor %}
+    end
+{%- endset %}
 with
 
 challenges as (
@@ -343,13 +350,7 @@ cause_findings_unioned as (
 ranked_causes as (
     select
         *,
-        case recommended_action
-            when 'retire_challenge' then 1
-            when 'fix_tests' then 2
-            when 'fix_rubric' then 3
-            when 'fix_briefing' then 4
-            when 'rebalance_combinations' then 5
-        end as action_precedence,
+        {{ action_precedence }} as action_precedence,
         {#- findings that can explain a family bias on the same challenge: they name the
             family, or act on families unequally without naming one (memorised code or API,
             an approach families choose at different rates) #}
@@ -475,13 +476,7 @@ prioritised as (
     select
         findings_unioned.*,
         challenges.template_id,
-        case findings_unioned.recommended_action
-            when 'retire_challenge' then 1
-            when 'fix_tests' then 2
-            when 'fix_rubric' then 3
-            when 'fix_briefing' then 4
-            when 'rebalance_combinations' then 5
-        end as action_precedence,
+        {{ action_precedence }} as action_precedence,
         case
             when findings_unioned.threshold > 0
                 then abs(findings_unioned.effect) / findings_unioned.threshold
