@@ -94,6 +94,14 @@ def expected_queue(platform: Any) -> dict[str, tuple[set[str], str]]:
         # a family bias takes its cause's action; briefing plants explain theirs
         cause = "fix_briefing" if bias["challenge_id"] in set(briefed) else "retire_challenge"
         plant(bias["challenge_id"], "family_verdict", cause)
+    audit = truth["briefing_rubric_audit"]  # F6
+    for challenge, _rule, _text in audit["locale_findings"]:
+        if challenge in audit["competitive_challenges"]:  # only those need review
+            plant(challenge, "briefing_locale", "fix_briefing")
+    for challenge, _term in audit["domain_assumptions_flagged"]:
+        plant(challenge, "briefing_domain_assumptions", "fix_briefing")
+    for item in audit["flagged_rubric_items"]:
+        plant(item.rsplit("-", 1)[0], "rubric_item_bias", "fix_rubric")
     for hard in platform.planted_hard_combinations.to_pylist():
         combination = challenges[
             (challenges.template_id == hard["template_id"])
@@ -146,6 +154,12 @@ def test_queue_lists_every_plant_with_its_action_and_nothing_else(
     assert actions["ch-t03-01-plain"] == "fix_briefing"
     assert actions["ch-s09"] == actions["ch-s06"] == "retire_challenge"
     assert actions["ch-t01-12"] == "rebalance_combinations"
+    assert actions["ch-s02"] == actions["ch-s08"] == "fix_briefing"  # locale, domain term
+    # ch-s05: its test case and its rubric item; the tests come first
+    assert set(queue.set_index("challenge_id").detectors["ch-s05"].split(", ")) == {
+        "test_case_bias",
+        "rubric_item_bias",
+    }
     assert dates(queue.week_start) == {dt.date(2026, 6, 29)}
     assert dates(queue.scan_date) == {dt.date(2026, 7, 1)} and queue.is_latest_week.all()
 
@@ -223,6 +237,11 @@ def test_evidence_carries_each_detector_statistics_unchanged(
     assert contamination.q_value.isna().all() and contamination.ci_low.isna().all()
     unicode = by_detector["unicode_coverage"].iloc[0]
     assert unicode.effect == 2 and "cjk, right_to_left" in unicode.evidence
+    rubric = by_detector["rubric_item_bias"].iloc[0]
+    assert rubric.model_family == "llama" and rubric.effect > 1.5
+    assert rubric.ci_low <= rubric.effect <= rubric.ci_high and rubric.q_value < 0.05
+    locale = by_detector["briefing_locale"]
+    assert set(locale.challenge_id) == {"ch-s02"} and len(locale) == 3
     api = by_detector["api_memorization"]
     assert (api.threshold == 3).all() and (api.effect > 3).all() and api.q_value.lt(0.05).all()
     assert scan.evidence.str.len().gt(40).all() and scan.action_reason.notna().all()

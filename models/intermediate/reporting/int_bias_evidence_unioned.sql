@@ -4,8 +4,8 @@
     threshold where the detector has them, one sentence of evidence, and the recommended
     action with its reason in words.
 
-    Adding a detector (F6: rubric item DIF -> fix_rubric, locale / domain findings ->
-    fix_briefing): add an import CTE, one `<detector>_findings` CTE with the columns of
+    F6 findings are in: rubric-item DIF -> fix_rubric, locale-specific competitive briefings
+    and undefined regulated-domain terms -> fix_briefing. Adding a detector: add an import CTE, one `<detector>_findings` CTE with the columns of
     `briefing_style_findings` below, a line in `cause_findings_unioned`, and its name in
     `can_explain_family_bias` when it can explain a family bias on the same challenge.
 
@@ -81,6 +81,22 @@ combinations as (
 
 experiments as (
     select * from {{ ref('fct_experiment_results') }}
+),
+
+rubric_items as (
+    select * from {{ ref('fct_rubric_item_bias') }}
+),
+
+rubric_item_families as (
+    select * from {{ ref('int_rubric_item_family_dif') }}
+),
+
+locale_findings as (
+    select * from {{ ref('fct_briefing_locale_findings') }}
+),
+
+domain_assumptions as (
+    select * from {{ ref('fct_briefing_domain_assumptions') }}
 ),
 
 {#- Briefing style: a flagged content points at the briefings of its styles other than the
@@ -329,6 +345,77 @@ combination_findings as (
     where combinations.is_flagged
 ),
 
+{#- F6 audit: rubric-item DIF, locale-specific briefings, undefined regulated-domain terms. #}
+rubric_findings as (
+    select
+        rubric_items.challenge_id,
+        'rubric_item_bias' as detector,
+        rubric_items.challenge_id || '/' || rubric_items.rubric_item_id as finding_id,
+        rubric_items.lead_family as model_family,
+        rubric_items.lead_d_dif as effect,
+        'MH D-DIF (ETS delta scale; negative = the family earns the item less often)'
+            as effect_unit,
+        lead_family_dif.d_dif_ci_low as ci_low,
+        lead_family_dif.d_dif_ci_high as ci_high,
+        rubric_items.gcmh_q_value as q_value,
+        cast({{ var('dif_large_d_dif') }} as double) as threshold,
+        'rubric item ' || rubric_items.rubric_item_id || ' ("' || rubric_items.description
+            || '"): ' || rubric_items.reason as evidence,
+        'fix_rubric' as recommended_action,
+        'rubric item ' || rubric_items.rubric_item_id || ' is earned at different rates by'
+            || ' families whose attempts are equally good: it rewards a style rather than the'
+            || ' result; reword it'
+            || coalesce(' (suggested: ' || rubric_items.suggested_rewording || ')', '')
+            as action_reason
+    from rubric_items
+    left join rubric_item_families as lead_family_dif
+        on rubric_items.rubric_item_id = lead_family_dif.rubric_item_id
+        and rubric_items.lead_family = lead_family_dif.model_family
+    where rubric_items.is_flagged
+),
+
+locale_briefing_findings as (
+    select
+        challenge_id,
+        'briefing_locale' as detector,
+        challenge_id || '/' || rule_id || ':' || match_position as finding_id,
+        cast(null as varchar) as model_family,
+        cast(null as double) as effect,
+        cast(null as varchar) as effect_unit,
+        cast(null as double) as ci_low,
+        cast(null as double) as ci_high,
+        cast(null as double) as q_value,
+        cast(null as double) as threshold,
+        'its briefing assumes a locale: "' || matched_text || '" (' || rule_description
+            || ') in a competitive challenge, not reviewed' as evidence,
+        'fix_briefing' as recommended_action,
+        'a competitive briefing must not assume a locale: replace "' || matched_text
+            || '" with ' || coalesce(suggested_neutral_form, 'a locale-neutral form')
+            as action_reason
+    from locale_findings
+    where needs_review
+),
+
+domain_assumption_findings as (
+    select
+        challenge_id,
+        'briefing_domain_assumptions' as detector,
+        challenge_id || '/' || term_id as finding_id,
+        cast(null as varchar) as model_family,
+        cast(null as double) as effect,
+        cast(null as varchar) as effect_unit,
+        cast(null as double) as ci_low,
+        cast(null as double) as ci_high,
+        cast(null as double) as q_value,
+        cast(null as double) as threshold,
+        reason as evidence,
+        'fix_briefing' as recommended_action,
+        'the briefing relies on ' || domain || ' knowledge ("' || matched_text
+            || '") without stating the requirement: state it in the briefing' as action_reason
+    from domain_assumptions
+    where is_flagged
+),
+
 cause_findings_unioned as (
     select * from briefing_style_findings
     union all
@@ -345,6 +432,12 @@ cause_findings_unioned as (
     select * from unicode_findings
     union all
     select * from combination_findings
+    union all
+    select * from rubric_findings
+    union all
+    select * from locale_briefing_findings
+    union all
+    select * from domain_assumption_findings
 ),
 
 ranked_causes as (
@@ -357,6 +450,7 @@ ranked_causes as (
         detector in (
             'briefing_style_sensitivity',
             'test_case_bias',
+            'rubric_item_bias',
             'approach_bias',
             'api_memorization',
             'challenge_contamination'
