@@ -250,9 +250,11 @@ def headline_section(reader: MartReader) -> Section:
         key="headline",
         title="Is the platform getting fairer?",
         intro=(
-            "The platform fairness score of a window is the share of eligible challenges "
-            "that pass: passing / (passing + flagged + uncertain), where eligible challenges "
-            "met the data requirements and were tested in that window."
+            "The platform fairness score of a window is the share of its eligible challenges "
+            "that pass (passing_challenges / eligible_challenges in rpt_platform_fairness_score). "
+            "Eligible challenges met the data requirements and were tested in that window: "
+            "they pass, are flagged, or are uncertain because an interval straddles the "
+            "threshold."
         ),
     )
     if reader.has(VERDICTS):
@@ -332,7 +334,7 @@ def fairness_trend_plot(scores: pd.DataFrame) -> Plot:
     axes.set_ylabel("Eligible challenges passing (%)")
     axes.set_title("Platform fairness score by window")
     handles = axes.get_legend_handles_labels()[0] + counts_axes.get_legend_handles_labels()[0]
-    axes.legend(handles=handles, loc="lower left", frameon=True)
+    figure.legend(handles=handles, loc="outside lower center", ncols=2, frameon=False)
     title = "Platform fairness score by window"
     return Plot(
         kind="fairness-score-trend",
