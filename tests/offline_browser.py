@@ -11,6 +11,7 @@ import io
 import os
 import re
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +47,66 @@ class RenderedPage:
 
 
 def external_references(text: str) -> list[str]:
-    """Attributes, CSS url()s and @imports of `text` that point at a network address."""
+    """Attributes, CSS url()s and @imports anywhere in `text` (scripts included) that point
+    at a network address: the strict check, for pages without scripts."""
     return [match.group(0) for match in EXTERNAL_REFERENCE.finditer(text)]
+
+
+RESOURCE_ATTRIBUTES = {
+    "script": ("src",),
+    "link": ("href",),
+    "img": ("src", "srcset"),
+    "iframe": ("src",),
+    "frame": ("src",),
+    "source": ("src", "srcset"),
+    "video": ("src", "poster"),
+    "audio": ("src",),
+    "track": ("src",),
+    "embed": ("src",),
+    "object": ("data",),
+    "image": ("href", "xlink:href"),
+    "use": ("href", "xlink:href"),
+    "input": ("src",),
+}
+NETWORK_ADDRESS = re.compile(r"^\s*(?:https?:)?//", re.IGNORECASE)
+CSS_NETWORK_ADDRESS = re.compile(
+    r"""url\(\s*["']?\s*(?:https?:)?//|@import\s+["']\s*(?:https?:)?//""", re.IGNORECASE
+)
+
+
+class _ResourceParser(HTMLParser):
+    """Collects the resources the markup (not its scripts) would load from the network."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+        self._in_style = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if value is None:
+                continue
+            if name in RESOURCE_ATTRIBUTES.get(tag, ()) and NETWORK_ADDRESS.search(value):
+                self.found.append(f"<{tag} {name}={value!r}>")
+            if name == "style" and CSS_NETWORK_ADDRESS.search(value):
+                self.found.append(f"<{tag} style={value!r}>")
+        self._in_style = tag == "style"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "style":
+            self._in_style = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_style:
+            self.found.extend(match.group(0) for match in CSS_NETWORK_ADDRESS.finditer(data))
+
+
+def markup_resource_references(text: str) -> list[str]:
+    """Network resources the HTML markup and its style sheets load (script bodies aside)."""
+    parser = _ResourceParser()
+    parser.feed(text)
+    parser.close()
+    return parser.found
 
 
 def require_chromium() -> None:
@@ -60,9 +119,13 @@ def require_chromium() -> None:
 
 
 def render_offline(
-    page_path: Path, wait_for_text: str | None = None, timeout_ms: float = 60_000
+    page_path: Path,
+    wait_for_text: str | None = None,
+    fragment: str = "",
+    timeout_ms: float = 60_000,
 ) -> RenderedPage:
-    """Open `page_path` in offline headless Chromium; collect requests, errors and plots."""
+    """Open `page_path` (plus a `#fragment`) in offline headless Chromium and wait until
+    `wait_for_text` is visible; collect requests, errors, plots, tables and a screenshot."""
     from playwright.sync_api import sync_playwright
 
     require_chromium()
@@ -96,10 +159,12 @@ def render_offline(
                 ),
             )
             page.on("pageerror", lambda error: seen.console_errors.append(str(error)))
-            page.goto(page_url, wait_until="load", timeout=timeout_ms)
+            page.goto(page_url + fragment, wait_until="load", timeout=timeout_ms)
             if wait_for_text is not None:
-                page.get_by_text(wait_for_text, exact=True).first.wait_for(
-                    state="visible", timeout=timeout_ms
+                page.wait_for_function(
+                    "text => document.body.innerText.includes(text)",
+                    arg=wait_for_text,
+                    timeout=timeout_ms,
                 )
             page.wait_for_load_state("networkidle", timeout=timeout_ms)
             for element in page.locator("[data-plot]").all():

@@ -14,7 +14,12 @@ import pytest
 from challenge_fairness import report
 from hypothesis import given
 from hypothesis import strategies as st
-from offline_browser import external_references, render_offline, screenshot_colours
+from offline_browser import (
+    external_references,
+    markup_resource_references,
+    render_offline,
+    screenshot_colours,
+)
 from report_fixtures import small_platform_build
 
 WINDOWS = pd.to_datetime(["2026-01-01", "2026-02-01", "2026-03-01", "2026-04-01"])
@@ -345,6 +350,7 @@ def test_no_network_references(full_report: tuple[Path, str]) -> None:
     fetch; and no http(s) address anywhere (the SVG namespaces and DTDs are stripped)."""
     _, text = full_report
     assert external_references(text) == []
+    assert markup_resource_references(text) == []
     assert re.search(r"https?://", text) is None
     assert "<script" not in text.lower()
     assert "<link" not in text.lower()
@@ -365,6 +371,10 @@ def test_external_reference_detector_catches_resources() -> None:
     assert external_references("body { background: url( 'http://x/y.png') }")
     assert external_references('@import "https://x/y.css";')
     assert external_references('<a href="#flagged-challenges">') == []
+    assert markup_resource_references('<script src="https://cdn.example/x.js"></script>')
+    assert markup_resource_references("<style>@font-face {src: url(//f.example/a.woff)}</style>")
+    assert markup_resource_references('<svg><image href="http://x/y.png"/></svg>')
+    assert markup_resource_references('<script>var a = "<img src=//x>";</script>') == []
 
 
 @pytest.mark.parametrize(
