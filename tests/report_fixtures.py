@@ -33,6 +33,12 @@ def model_exists(name: str) -> bool:
     )
 
 
+def public_mart_names() -> set[str]:
+    """Every model file under models/marts/ (the public marts)."""
+    folder = REPO_ROOT / "models" / "marts"
+    return {path.stem for path in folder.rglob("*") if path.suffix in (".sql", ".py")}
+
+
 def build_selection() -> list[str]:
     """`--select` arguments: the report's marts with their parents."""
     names = list(REPORT_MARTS) + [name for name in PARALLEL_MARTS if model_exists(name)]

@@ -3,13 +3,15 @@ fetches nothing and shows the project's models in headless Chromium with no netw
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
+from challenge_fairness import report
 from conftest import run_dbt
 from offline_browser import markup_resource_references, render_offline
-from report_fixtures import small_platform_build
+from report_fixtures import model_exists, public_mart_names, small_platform_build
 
 pytestmark = pytest.mark.dbt
 
@@ -63,3 +65,31 @@ def test_static_docs_render_offline(static_docs: Path) -> None:
         and not (error == FAILED_LOAD and len(local_failures) == 1)
     ]
     assert other_errors == []
+
+
+def test_exposures_declare_the_report_and_the_parquet_hand_off(tmp_path: Path) -> None:
+    """`dbt ls --resource-type exposure` lists both exposures; the report's depends on every
+    mart the report reads that exists in the project, the parquet one on every public mart."""
+    run = run_dbt(
+        [
+            "ls",
+            "--resource-type",
+            "exposure",
+            "--output",
+            "json",
+            "--output-keys",
+            "name depends_on",
+        ],
+        database=tmp_path / "unused.duckdb",
+        work_dir=tmp_path,
+    )
+    assert run.success, run.output
+    exposures = {item["name"]: item for item in map(json.loads, run.result.result)}
+    assert set(exposures) == {"fairness_html_report", "parquet_mart_export"}
+
+    def models_of(name: str) -> set[str]:
+        return {node.split(".")[-1] for node in exposures[name]["depends_on"]["nodes"]}
+
+    existing_report_marts = {name for name in report.MARTS_READ if model_exists(name)}
+    assert models_of("fairness_html_report") == existing_report_marts
+    assert models_of("parquet_mart_export") == public_mart_names()

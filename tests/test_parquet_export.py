@@ -9,15 +9,9 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 from conftest import REPO_ROOT, run_dbt
-from report_fixtures import small_platform_build
+from report_fixtures import public_mart_names, small_platform_build
 
 pytestmark = pytest.mark.dbt
-
-
-def public_mart_names() -> set[str]:
-    """Every model file under models/marts/."""
-    folder = REPO_ROOT / "models" / "marts"
-    return {path.stem for path in folder.rglob("*") if path.suffix in (".sql", ".py")}
 
 
 def main_tables(database: Path) -> set[str]:
