@@ -29,6 +29,7 @@ import pandas as pd
 from markupsafe import Markup
 
 matplotlib.use("Agg")
+from matplotlib.cbook import boxplot_stats  # noqa: E402
 from matplotlib.colors import BoundaryNorm, ListedColormap, TwoSlopeNorm  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
@@ -456,15 +457,19 @@ def score_distribution_plot(verdict: pd.Series, rows: pd.DataFrame) -> Plot:
         flagged_flags.append(bool(family_rows["is_flagged_family"].any()))
     figure = _new_figure(7.5, 0.45 * len(families) + 1.6)
     axes = figure.add_subplot()
-    boxes = axes.boxplot(
-        samples,
+    statistics = boxplot_stats(samples, whis=1.5)
+    for stats in statistics:  # one marker per distinct outlying score keeps the SVG small
+        stats["fliers"] = np.unique(stats["fliers"])
+    boxes = axes.bxp(
+        statistics,
         orientation="horizontal",
         patch_artist=True,
         widths=0.6,
         showmeans=True,
+        positions=np.arange(1, len(families) + 1),
         meanprops={"marker": "D", "markerfacecolor": "black", "markeredgecolor": "black"},
         medianprops={"color": "black"},
-        flierprops={"marker": ".", "markersize": 3, "alpha": 0.5},
+        flierprops={"marker": ".", "markersize": 4, "alpha": 0.6},
     )
     for patch, family, is_flagged in zip(boxes["boxes"], families, flagged_flags, strict=True):
         colour = LEAD_COLOUR if family == lead_family or is_flagged else OTHER_COLOUR
