@@ -1,11 +1,14 @@
-# Quickstart:  make demo   (set up, build the demo platform's fairness marts, print findings)
+# Quickstart:  make demo   (set up, build the demo platform's fairness marts, print findings,
+#                          write the HTML report)
 #              make test   (the test suite)
+#              make report (the HTML report of the marts already built in DATABASE)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 DATABASE ?= challenge_fairness.duckdb
+REPORT ?= target/fairness_report.html
 
-.PHONY: setup demo lint test bench clean
+.PHONY: setup demo report lint test bench clean
 
 setup: $(VENV)/.installed
 
@@ -20,6 +23,11 @@ demo: setup
 	$(BIN)/python -m challenge_fairness.demo --duckdb $(DATABASE) --dirty --detector-plants --truth-json target/demo_truth.json
 	CHALLENGE_FAIRNESS_DUCKDB=$(DATABASE) $(BIN)/dbt build --vars '{fairness_gate_severity: warn}'
 	$(BIN)/python -m challenge_fairness.summary $(DATABASE)
+	$(BIN)/python -m challenge_fairness.report $(DATABASE) --out $(REPORT)
+
+# The offline HTML report (one self-contained file) of the marts built in DATABASE.
+report: setup
+	$(BIN)/python -m challenge_fairness.report $(DATABASE) --out $(REPORT)
 
 lint: setup
 	$(BIN)/ruff check python_udfs tests bench
