@@ -825,7 +825,12 @@ def generate_platform(spec: PlatformSpec = PlatformSpec()) -> Platform:
     }
     if spec.verdict_drift:
         tables, bias_truth, detector_truth["verdict_drift"] = _plant_verdict_drift(
-            spec, challenges, tables, expected, difficulty + hard, bias_truth
+            spec,
+            challenges,
+            tables,
+            expected,
+            _shared_offset(spec, challenges, difficulty, hard),
+            bias_truth,
         )
     dirty = pa.Table.from_pylist([], schema=DIRTY_ROWS_SCHEMA)
     if spec.dirty:
@@ -1050,6 +1055,29 @@ VERDICT_DRIFT_PLANT: dict[str, Any] = {
     "shift": 20.0,
     "popular_attempts_per_month": 1200,
 }
+
+
+def _shared_offset(
+    spec: PlatformSpec, challenges: _Challenges, difficulty: np.ndarray, hard: np.ndarray
+) -> np.ndarray:
+    """Each challenge's offset shared by every family: difficulty + hard, moved as the
+    detector plants move it (style twins take their original's difficulty, an
+    experiment's arm B its arm A's plus the planted difference)."""
+    shared = difficulty + hard
+    if not spec.detector_plants:
+        return shared
+    position = {c: i for i, c in enumerate(challenges.ids)}
+    style = DETECTOR_PLANTS["briefing_style"]["style"]
+    for challenge_id, i in position.items():
+        if challenge_id.endswith(f"-{style}"):
+            shared[i] += (
+                difficulty[position[challenge_id.removesuffix(f"-{style}")]] - difficulty[i]
+            )
+    for arm_a, arm_b, _family, _shift, b_relative in DETECTOR_PLANTS["experiments"].values():
+        if arm_a in position and arm_b in position:
+            a, b = position[arm_a], position[arm_b]
+            shared[b] += difficulty[a] + b_relative - difficulty[b]
+    return shared
 
 
 def _plant_verdict_drift(
