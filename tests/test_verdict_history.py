@@ -358,3 +358,27 @@ def test_without_timestamps_the_history_is_empty_and_says_why(tmp_path: Path) ->
     ]
     verdicts = read_table(database, "select count(*) as n from main.fct_challenge_verdicts")
     assert verdicts.n[0] == CHALLENGES  # the all-time verdict does not need timestamps
+
+
+def test_demo_drift_plant_is_off_by_default_and_arrives_in_april() -> None:
+    from challenge_fairness.demo import VERDICT_DRIFT_PLANT
+
+    plain = generate_platform(PlatformSpec(seed=5, n_attempts=3_000))
+    assert "deepseek" not in set(plain.tables["models"].column("model_family").to_pylist())
+    drifted = generate_platform(PlatformSpec(seed=5, n_attempts=3_000, verdict_drift=True))
+    # the other tables are only appended to: the default platform is a prefix
+    for name in ("attempts", "agents", "models"):
+        prefix = drifted.tables[name].slice(0, plain.tables[name].num_rows)
+        assert prefix.equals(plain.tables[name])
+    tables = {name: table.to_pandas() for name, table in drifted.tables.items()}
+    joined = tables["attempts"].merge(tables["agents"], on="agent_id").merge(tables["models"])
+    late = joined[joined.model_family == VERDICT_DRIFT_PLANT["family"]]
+    assert late.submitted_at.min() >= pd.Timestamp(VERDICT_DRIFT_PLANT["arrives_at"])
+    # it attempts the whole catalogue, not only the challenge it is biased on
+    assert late.challenge_id.nunique() > drifted.tables["challenges"].num_rows / 2
+    assert drifted.detector_truth["verdict_drift"]["drift_window_start"] == "2026-04-01"
+    planted = drifted.planted_family_biases.to_pylist()
+    assert {"challenge_id": "ch-s12", "model_family": "deepseek", "shift": 20.0} in planted
+    # the popular challenge: enough attempts every month for a confident verdict
+    on_target = joined[joined.challenge_id == VERDICT_DRIFT_PLANT["challenge_id"]]
+    assert on_target.groupby(on_target.submitted_at.dt.month).size().min() > 1_000
