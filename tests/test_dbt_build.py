@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -460,3 +461,42 @@ def test_demo_reports_its_planted_biases_and_nothing_else(tmp_path: Path) -> Non
     shared = [f for f in findings if f.startswith("shared instance code:")]
     assert len(shared) == 1 and "ch-t03-01 and ch-t03-02" in shared[0]
     assert not any("not run, missing" in f for f in findings)
+    assert_audit_found_exactly_its_plants(demo, database, findings)
+
+
+# --- F6 briefing and rubric audit: the demo's audit plants, exactly -------------------------
+
+
+def assert_audit_found_exactly_its_plants(demo: Any, database: Path, findings: list[str]) -> None:
+    """Locale findings, flagged domain assumptions and flagged rubric items equal the plants."""
+    truth = demo.detector_truth["briefing_rubric_audit"]
+    locale = read_table(database, "select * from main.fct_briefing_locale_findings")
+    assert (
+        sorted(
+            map(list, zip(locale.challenge_id, locale.rule_id, locale.matched_text, strict=True))
+        )
+        == (truth["locale_findings"])
+    )
+    assert set(locale.challenge_id[locale.needs_review]) == set(truth["competitive_challenges"])
+    domain = read_table(database, "select * from main.fct_briefing_domain_assumptions")
+    flagged = domain[domain.is_flagged]
+    assert (
+        sorted(map(list, zip(flagged.challenge_id, flagged.term_id, strict=True)))
+        == (truth["domain_assumptions_flagged"])
+    )
+    defined = domain[~domain.is_flagged]
+    assert (
+        sorted(map(list, zip(defined.challenge_id, defined.term_id, strict=True)))
+        == (truth["domain_assumptions_defined"])
+    )
+    rubric = read_table(database, "select * from main.fct_rubric_item_bias")
+    assert rubric.rubric_item_id[rubric.is_flagged].tolist() == truth["flagged_rubric_items"]
+    fair = rubric[rubric.rubric_item_id == truth["fair_paradigm_independent_item"]].iloc[0]
+    assert fair.verdict == "no_large_dif"
+    lines = [f for f in findings if f.startswith(("locale finding:", "domain assumption:"))]
+    assert len(lines) == len(truth["locale_findings"]) + len(truth["domain_assumptions_flagged"])
+    for challenge_id, rule_id, text in truth["locale_findings"]:
+        assert any(f'{challenge_id}: {rule_id} "{text}"' in line for line in lines)
+    rubric_lines = [f for f in findings if f.startswith("rubric item to review:")]
+    assert len(rubric_lines) == 1 and truth["style_item"]["description"] in rubric_lines[0]
+    assert "family llama" in rubric_lines[0] and "paradigm_name" in rubric_lines[0]

@@ -852,6 +852,9 @@ def generate_platform(spec: PlatformSpec = PlatformSpec()) -> Platform:
             for row in code["planted_contamination"].to_pylist()
         ]
         detector_truth["planted_instance_overlap"] = code["planted_instance_overlap"].to_pylist()
+        tables, detector_truth["briefing_rubric_audit"] = add_audit_tables(
+            tables, attempts, agents, agent_family_idx, list(spec.families), spec.seed
+        )
     return Platform(
         spec=spec,
         tables=tables,
@@ -1194,6 +1197,218 @@ def _plant_verdict_drift(
         pa.Table.from_pylist(truth_rows, schema=PLANTED_FAMILY_BIASES_SCHEMA),
         truth,
     )
+
+
+# --- F6 briefing and rubric audit plants ----------------------------------------------------
+# Only with PlatformSpec.detector_plants. Every challenge gets a neutral briefing (ISO dates,
+# a stated currency, metric units); two carry planted locale strings, one a regulated term
+# without definition, one a regulated term with its definition. Standalone challenges get
+# rubric items scored from the attempt score, P(earn) = sigmoid((score - difficulty) / 8);
+# one style-worded item is earned more often by one family at equal score.
+
+AUDIT_DUCKDB_TYPES: dict[str, dict[str, str]] = {
+    "rubric_items": {
+        "rubric_item_id": "VARCHAR",
+        "challenge_id": "VARCHAR",
+        "description": "VARCHAR",
+        "max_points": "DOUBLE",
+    },
+    "rubric_scores": {"attempt_id": "VARCHAR", "rubric_item_id": "VARCHAR", "points": "DOUBLE"},
+}
+DUCKDB_TYPES.update(AUDIT_DUCKDB_TYPES)
+OPTIONAL_COLUMN_TYPES.setdefault("challenges", {})["briefing_text"] = "VARCHAR"
+
+AUDIT_PLANTS: dict[str, Any] = {
+    "neutral_briefing": (
+        "Implement {challenge_id}. Dates are ISO 8601 (2025-03-04), amounts are in EUR, "
+        "distances in km and weights in kg."
+    ),
+    # challenge -> (briefing, [(rule_id, matched text)] the audit must report)
+    "locale_briefings": {
+        "ch-s02": (
+            "Send payment reminders: an invoice due 03/04/2025 gets a $20 late fee and the "
+            "reminder lists the support line (555) 123-4567.",
+            [
+                ("ambiguous_numeric_date", "03/04/2025"),
+                ("currency_symbol_amount", "$20"),
+                ("us_phone_number", "(555) 123-4567"),
+            ],
+        ),
+        "ch-s06": (
+            "Route couriers: accept orders for ZIP 94103 and reject drop-offs more than "
+            "5 miles from the depot.",
+            [("zip_code", "ZIP 94103"), ("imperial_unit", "5 miles")],
+        ),
+    },
+    # challenge -> (briefing, term_id, flagged)
+    "domain_briefings": {
+        "ch-s08": ("Store the clinic's patient notes and make it HIPAA compliant.", "hipaa", True),
+        "ch-s10": (
+            "Export a user's data as the GDPR (the EU General Data Protection Regulation) "
+            "requires: every stored field, as JSON, within one request.",
+            "gdpr",
+            False,
+        ),
+    },
+    "competitive_tag": "competitive",
+    "competitive_challenges": ("ch-s02",),
+    # (description, difficulty in score points, max points) of every rubric item
+    "rubric_items": (
+        ("Handles invalid input with a clear error", 45.0, 10.0),
+        ("No side effects in core logic", 55.0, 10.0),
+        ("Core behaviour is covered by tests", 65.0, 5.0),
+    ),
+    "rubric_challenge_prefix": "ch-s",
+    "rubric_slope": 8.0,
+    "style_item": {
+        "challenge_id": "ch-s05",
+        "description": "Uses functional programming patterns",
+        "difficulty": 60.0,
+        "max_points": 10.0,
+        "family": "llama",
+        "log_odds": 2.5,
+    },
+}
+
+
+def audit_briefings(challenge_ids: list[str]) -> dict[str, str]:
+    """Briefing text per challenge: neutral, or the planted locale/domain briefing."""
+    planted = {
+        challenge_id: text
+        for challenge_id, (text, *_) in {
+            **AUDIT_PLANTS["locale_briefings"],
+            **AUDIT_PLANTS["domain_briefings"],
+        }.items()
+    }
+    return {
+        challenge_id: planted.get(
+            challenge_id, AUDIT_PLANTS["neutral_briefing"].format(challenge_id=challenge_id)
+        )
+        for challenge_id in challenge_ids
+    }
+
+
+def audit_rubric_tables(
+    attempts: pa.Table,
+    agents: pa.Table,
+    agent_family_idx: np.ndarray,
+    families: list[str],
+    rubric_challenges: list[str],
+    seed: int,
+) -> dict[str, pa.Table]:
+    """rubric_items and rubric_scores (every scored attempt of `rubric_challenges`)."""
+    rng = np.random.default_rng([seed, 6])
+    style = AUDIT_PLANTS["style_item"]
+    items: list[tuple[str, str, str, float, float]] = []
+    for challenge_id in rubric_challenges:
+        for k, (description, difficulty, max_points) in enumerate(AUDIT_PLANTS["rubric_items"]):
+            items.append(
+                (f"{challenge_id}-r{k + 1}", challenge_id, description, difficulty, max_points)
+            )
+        if challenge_id == style["challenge_id"]:
+            items.append(
+                (
+                    f"{challenge_id}-r{len(AUDIT_PLANTS['rubric_items']) + 1}",
+                    challenge_id,
+                    style["description"],
+                    style["difficulty"],
+                    style["max_points"],
+                )
+            )
+    rubric_items = pa.table(
+        {
+            "rubric_item_id": pa.array([i[0] for i in items], pa.string()),
+            "challenge_id": pa.array([i[1] for i in items], pa.string()),
+            "description": pa.array([i[2] for i in items], pa.string()),
+            "max_points": pa.array([i[4] for i in items], pa.float64()),
+        }
+    )
+    scored = attempts.filter(pc.is_valid(attempts.column("score")))
+    challenge_of = np.asarray(scored.column("challenge_id").to_pylist(), dtype=object)
+    agent_idx = pc.index_in(
+        scored.column("agent_id"), value_set=agents.column("agent_id").combine_chunks()
+    ).to_numpy()
+    family = np.asarray(families, dtype=object)[agent_family_idx[agent_idx]]
+    score = scored.column("score").to_numpy()
+    attempt_ids = np.asarray(scored.column("attempt_id").to_pylist(), dtype=object)
+    columns: dict[str, list[Any]] = {"attempt_id": [], "rubric_item_id": [], "points": []}
+    for item_id, challenge_id, description, difficulty, max_points in items:
+        rows = np.flatnonzero(challenge_of == challenge_id)
+        logit = (score[rows] - difficulty) / AUDIT_PLANTS["rubric_slope"]
+        if description == style["description"]:
+            logit = logit + np.where(family[rows] == style["family"], style["log_odds"], 0.0)
+        earned = rng.random(rows.size) < 1.0 / (1.0 + np.exp(-logit))
+        partial = np.floor(rng.random(rows.size) * max_points)  # 0 .. max_points - 1
+        columns["attempt_id"] += attempt_ids[rows].tolist()
+        columns["rubric_item_id"] += [item_id] * rows.size
+        columns["points"] += np.where(earned, max_points, partial).tolist()
+    rubric_scores = pa.table(
+        {
+            "attempt_id": pa.array(columns["attempt_id"], pa.string()),
+            "rubric_item_id": pa.array(columns["rubric_item_id"], pa.string()),
+            "points": pa.array(columns["points"], pa.float64()),
+        }
+    )
+    return {"rubric_items": rubric_items, "rubric_scores": rubric_scores}
+
+
+def add_audit_tables(
+    tables: dict[str, pa.Table],
+    attempts: pa.Table,
+    agents: pa.Table,
+    agent_family_idx: np.ndarray,
+    families: list[str],
+    seed: int,
+) -> tuple[dict[str, pa.Table], dict[str, Any]]:
+    """Add briefing_text (and the competitive tag) to challenges, the rubric tables; the truth."""
+    tables = dict(tables)
+    challenges = tables["challenges"]
+    ids = [str(c) for c in challenges.column("challenge_id").to_pylist()]
+    briefings = audit_briefings(sorted(set(ids)))
+    competitive = set(AUDIT_PLANTS["competitive_challenges"])
+    tags = [
+        list(t or []) + ([AUDIT_PLANTS["competitive_tag"]] if c in competitive else [])
+        for c, t in zip(ids, challenges.column("tags").to_pylist(), strict=True)
+    ]
+    challenges = challenges.set_column(
+        challenges.schema.get_field_index("tags"), "tags", pa.array(tags, pa.list_(pa.string()))
+    )
+    tables["challenges"] = challenges.append_column(
+        "briefing_text", pa.array([briefings[c] for c in ids], pa.string())
+    )
+    prefix = AUDIT_PLANTS["rubric_challenge_prefix"]
+    rubric_challenges = sorted({c for c in ids if c.startswith(prefix)})
+    tables.update(
+        audit_rubric_tables(attempts, agents, agent_family_idx, families, rubric_challenges, seed)
+    )
+    style = AUDIT_PLANTS["style_item"]
+    style_item_id = f"{style['challenge_id']}-r{len(AUDIT_PLANTS['rubric_items']) + 1}"
+    fair_index = [d for d, _, _ in AUDIT_PLANTS["rubric_items"]].index(
+        "No side effects in core logic"
+    )
+    truth = {
+        "locale_findings": sorted(
+            [challenge_id, rule_id, text]
+            for challenge_id, (_, found) in AUDIT_PLANTS["locale_briefings"].items()
+            for rule_id, text in found
+            if challenge_id in briefings
+        ),
+        "domain_assumptions_flagged": sorted(
+            [challenge_id, term_id]
+            for challenge_id, (_, term_id, flagged) in AUDIT_PLANTS["domain_briefings"].items()
+            if flagged and challenge_id in briefings
+        ),
+        "domain_assumptions_defined": sorted(
+            [challenge_id, term_id]
+            for challenge_id, (_, term_id, flagged) in AUDIT_PLANTS["domain_briefings"].items()
+            if not flagged and challenge_id in briefings
+        ),
+        "competitive_challenges": sorted(competitive & set(ids)),
+        "flagged_rubric_items": [style_item_id] if style["challenge_id"] in ids else [],
+        "style_item": {**style, "rubric_item_id": style_item_id},
+        "fair_paradigm_independent_item": f"{style['challenge_id']}-r{fair_index + 1}",
+    }
+    return tables, truth
 
 
 def _quote(identifier: str) -> str:

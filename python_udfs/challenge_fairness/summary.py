@@ -39,6 +39,11 @@ MARTS = (
     "fct_challenge_instance_overlap",
     "fct_contamination_family_evidence",
     "fct_contamination_publication_effect",
+    # F6 briefing and rubric audit
+    "fct_briefing_locale_findings",
+    "fct_briefing_domain_assumptions",
+    "fct_rubric_item_bias",
+    "fct_rubric_style_lint",
 )
 
 
@@ -106,6 +111,7 @@ def summarise(database: Path, schema: str = "main") -> str:
         lines.append(f"Family pairs with |Cohen's d| above the threshold (reported): {large[0]}")
 
         lines += _detector_lines(connection, schema)
+        lines += audit_lines(connection, schema)
 
         gate = _rows(
             connection,
@@ -237,6 +243,39 @@ def _history_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[s
         + (f" (new families: {new})" if new else "")
         for kind, challenge, start, family, effect, new in changes
     ] or ["  no drifts or fixes"]
+    return lines
+
+
+# --- F6 briefing and rubric audit --------------------------------------------------------------
+
+
+def audit_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
+    """What the briefing and rubric audit found: locale findings, domain assumptions,
+    flagged rubric items with their description and style lint."""
+    lines = ["Briefing and rubric audit:"]
+    findings = {
+        "locale finding": f"""select challenge_id || ': ' || rule_id || ' "' || matched_text
+            || '" at ' || match_position
+            || case when needs_review then ' (competitive, unreviewed)'
+                    when is_reviewed then ' (reviewed: ' || review_decision || ')' else '' end
+            || '; suggested: ' || suggested_neutral_form
+            from {schema}.fct_briefing_locale_findings
+            order by challenge_id, match_position, rule_id""",
+        "domain assumption": f"""select challenge_id || ': ' || term_id || ' (' || domain
+            || ') "' || matched_text || '" at ' || match_position || ' without definition'
+            from {schema}.fct_briefing_domain_assumptions where is_flagged
+            order by challenge_id, term_id""",
+        "rubric item to review": f"""select rubric_item_id || ' (' || challenge_id || ') "'
+            || coalesce(description, '') || '": ' || reason
+            || coalesce('; style lint: ' || style_rule_ids, '')
+            from {schema}.fct_rubric_item_bias where is_flagged order by rubric_item_id""",
+        "rubric style wording": f"""select rubric_item_id || ': ' || rule_id || ' "'
+            || matched_text || '"' from {schema}.fct_rubric_style_lint
+            order by rubric_item_id, match_position""",
+    }
+    for label, sql in findings.items():
+        found = [row[0] for row in _rows(connection, sql)]
+        lines += [f"  {label}: {text}" for text in found] or [f"  {label}: nothing found"]
     return lines
 
 

@@ -19,6 +19,8 @@ def model(dbt, session):
         "fct_challenge_contamination": dbt.ref("fct_challenge_contamination"),
         "fct_challenge_instance_overlap": dbt.ref("fct_challenge_instance_overlap"),
         "fct_string_challenge_unicode_coverage": dbt.ref("fct_string_challenge_unicode_coverage"),
+        "fct_briefing_locale_findings": dbt.ref("fct_briefing_locale_findings"),
+        "fct_rubric_item_bias": dbt.ref("fct_rubric_item_bias"),
     }
     thresholds = {
         name: float(value) for name, value in json.loads(dbt.config.get("thresholds")).items()

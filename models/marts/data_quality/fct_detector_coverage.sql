@@ -14,6 +14,11 @@
     'int_family_clustering_coverage',
     'int_test_case_bias_coverage',
     'int_unicode_coverage_coverage',
+    'int_combination_remedies_coverage',
+    'int_briefing_locale_coverage',
+    'int_briefing_domain_coverage',
+    'int_rubric_item_bias_coverage',
+    'int_rubric_style_lint_coverage',
 ] %}
 with
 

@@ -11,6 +11,7 @@ rejected as (
 {% for table_name in [
     'attempts', 'challenges', 'agents', 'models',
     'test_cases', 'test_results', 'challenge_files', 'reference_corpus',
+    'rubric_items', 'rubric_scores',
 ] %}
 clean_{{ table_name }} as (
     select
@@ -34,6 +35,8 @@ clean_counts as (
     union all select * from clean_test_results
     union all select * from clean_challenge_files
     union all select * from clean_reference_corpus
+    union all select * from clean_rubric_items
+    union all select * from clean_rubric_scores
 ),
 
 rejected_counts as (

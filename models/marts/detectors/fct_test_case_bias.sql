@@ -33,37 +33,8 @@ results_counted as (
     group by test_results.test_case_id
 ),
 
-described_families as (
-    select
-        *,
-        'family ' || model_family || ' passes it '
-            || case when d_dif < 0 then 'less' else 'more' end
-            || ' often than equally scored attempts of the other families (MH D-DIF '
-            || {{ format_number('d_dif', '%+.2f') }} || ', SE '
-            || {{ format_number('d_dif_se', '%.2f') }} || ', ETS ' || ets_class || ')'
-            as evidence,
-        row_number() over (
-            partition by test_case_id
-            order by is_large_dif desc, abs(d_dif) desc nulls last, model_family
-        ) as lead_rank
-    from family_dif
-),
-
 family_summaries as (
-    select
-        test_case_id,
-        count(*) as families,
-        count(*) filter (where is_large_dif) as large_dif_families,
-        max(ets_class) as largest_ets_class,
-        string_agg(evidence, '; ' order by abs(d_dif) desc) filter (where is_large_dif)
-            as large_dif_evidence,
-        max(case when lead_rank = 1 then model_family end) as lead_family,
-        max(case when lead_rank = 1 then d_dif end) as lead_d_dif,
-        max(case when lead_rank = 1 then d_dif_se end) as lead_d_dif_se,
-        max(case when lead_rank = 1 then ets_class end) as lead_ets_class,
-        max(case when lead_rank = 1 then evidence end) as lead_evidence
-    from described_families
-    group by test_case_id
+    {{ dif_item_summaries('family_dif', 'test_case_id', 'passes') }}
 ),
 
 judged as (

@@ -8,6 +8,8 @@
     'test_results': 'test_result_id',
     'challenge_files': "coalesce(challenge_id, '') || ' / ' || coalesce(file_path, '')",
     'reference_corpus': 'document_id',
+    'rubric_items': 'rubric_item_id',
+    'rubric_scores': 'rubric_score_id',
 } %}
 with
 

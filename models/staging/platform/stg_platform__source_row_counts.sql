@@ -3,12 +3,15 @@
 {%- set source_tables = [
     'attempts', 'challenges', 'agents', 'models',
     'test_cases', 'test_results', 'challenge_files', 'reference_corpus',
+    'rubric_items', 'rubric_scores',
 ] %}
 {%- set optional_columns = {
     'test_cases': {'test_case_id': 'varchar'},
     'test_results': {'attempt_id': 'varchar'},
     'challenge_files': {'challenge_id': 'varchar'},
     'reference_corpus': {'document_id': 'varchar'},
+    'rubric_items': {'rubric_item_id': 'varchar'},
+    'rubric_scores': {'attempt_id': 'varchar'},
 } %}
 with
 

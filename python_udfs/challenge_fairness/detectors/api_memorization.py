@@ -24,11 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
-from scipy import stats
 
 from challenge_fairness.detectors._list_arguments import list_rows, scalar_floats
 from challenge_fairness.registry import UdfSpec
-from challenge_fairness.stats import STATUS_NOT_COMPUTABLE, STATUS_OK
+from challenge_fairness.stats import STATUS_NOT_COMPUTABLE, STATUS_OK, contrast_test
 
 VARIANCE_WITHIN = "within_challenges"
 VARIANCE_BETWEEN = "between_challenges"
@@ -146,9 +145,9 @@ def mean_of_estimates(
         if between > within:
             variance, dof, source = between, float(k - 1), VARIANCE_BETWEEN
     standard_error = float(np.sqrt(variance))
-    t_statistic = estimate / standard_error
-    p_value = float(min(1.0, 2 * stats.t.sf(abs(t_statistic), dof)))
-    half_width = float(stats.t.ppf(1 - alpha / 2, dof)) * standard_error
+    test = contrast_test(estimate, standard_error, dof, alpha, 1)
+    t_statistic, p_value = float(test.t_statistic), float(test.p_value)
+    ci_low, ci_high = float(test.ci_low), float(test.ci_high)
     return MeanOfEstimates(
         estimate,
         standard_error,
@@ -156,8 +155,8 @@ def mean_of_estimates(
         source,
         t_statistic,
         p_value,
-        estimate - half_width,
-        estimate + half_width,
+        ci_low,
+        ci_high,
         k,
         STATUS_OK,
         None,

@@ -17,12 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
-from scipy import stats
 
 from challenge_fairness.detectors._list_arguments import list_rows, scalar_floats
 from challenge_fairness.detectors.api_memorization import welch_satterthwaite
 from challenge_fairness.registry import UdfSpec
-from challenge_fairness.stats import STATUS_NOT_COMPUTABLE, STATUS_OK
+from challenge_fairness.stats import STATUS_NOT_COMPUTABLE, STATUS_OK, contrast_test
 
 
 @dataclass(frozen=True)
@@ -102,17 +101,17 @@ def stratified_mean_difference(
     positive = components > 0
     dof = welch_satterthwaite(components[positive], component_df[positive])
     standard_error = float(np.sqrt(variance))
-    t_statistic = difference / standard_error
-    p_value = float(min(1.0, 2 * stats.t.sf(abs(t_statistic), dof)))
-    half_width = float(stats.t.ppf(1 - alpha / 2, dof)) * standard_error
+    test = contrast_test(difference, standard_error, dof, alpha, 1)
+    t_statistic, p_value = float(test.t_statistic), float(test.p_value)
+    ci_low, ci_high = float(test.ci_low), float(test.ci_high)
     return StratifiedDifference(
         difference,
         standard_error,
         dof,
         t_statistic,
         p_value,
-        difference - half_width,
-        difference + half_width,
+        ci_low,
+        ci_high,
         strata,
         used_a,
         used_b,

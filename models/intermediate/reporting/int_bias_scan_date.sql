@@ -1,0 +1,39 @@
+{#
+    One row: the date the bias scan of this run is filed under. Var `bias_scan_date`
+    ('YYYY-MM-DD') when given; by default (null) the date of the latest clean attempt, so
+    re-running on the same data files the scan under the same date (reproducible, not the
+    wall clock); the build's current date only when there are no attempts at all.
+#}
+{%- set scan_date = var('bias_scan_date', none) %}
+with
+
+attempts as (
+    select * from {{ ref('stg_platform__attempts') }}
+),
+
+latest_attempts as (
+    select max(cast(submitted_at as date)) as latest_attempt_date
+    from attempts
+),
+
+dated as (
+    select
+        {% if scan_date -%}
+        cast('{{ scan_date }}' as date) as scan_date,
+        'var bias_scan_date' as scan_date_source,
+        {%- else -%}
+        coalesce(latest_attempt_date, current_date) as scan_date,
+        case
+            when latest_attempt_date is null then 'current date (no attempts)'
+            else 'latest clean attempt'
+        end as scan_date_source,
+        {%- endif %}
+        latest_attempt_date
+    from latest_attempts
+)
+
+select
+    cast(scan_date as date) as scan_date,
+    cast(scan_date_source as varchar) as scan_date_source,
+    cast(latest_attempt_date as date) as latest_attempt_date
+from dated

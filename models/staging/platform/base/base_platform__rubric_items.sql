@@ -1,0 +1,73 @@
+{#
+    Every raw rubric item row, typed, with the first rule it breaks (NULL when clean).
+    `rubric_items` is optional: when the platform has no such table this model is empty.
+    `max_points` must read as a finite number > 0; a NULL description is kept (nothing to
+    lint).
+#}
+with
+
+source as (
+    select * from {{ optional_source_rows(
+        'rubric_items',
+        {'rubric_item_id': 'varchar', 'challenge_id': 'varchar', 'description': 'varchar',
+         'max_points': 'double'}
+    ) }}
+),
+
+challenges as (
+    select * from {{ ref('stg_platform__challenges') }}
+),
+
+duplicates as (
+    {{ key_duplicates('source', 'rubric_item_id', ['challenge_id', 'description', 'max_points']) }}
+),
+
+typed as (
+    select
+        source.source_row_number,
+        cast(source.rubric_item_id as varchar) as rubric_item_id,
+        cast(source.challenge_id as varchar) as challenge_id,
+        cast(source.description as varchar) as description,
+        source.max_points as raw_max_points,
+        try_cast(cast(source.max_points as varchar) as double) as max_points,
+        duplicates.duplicate_kind
+    from source
+    left join duplicates
+        on source.source_row_number = duplicates.source_row_number
+),
+
+checked as (
+    select
+        typed.*,
+        case
+            when nullif(trim(typed.rubric_item_id), '') is null then 'null_rubric_item_id'
+            when typed.duplicate_kind = 'conflicting' then 'conflicting_rubric_item_id'
+            when typed.duplicate_kind = 'duplicate' then 'duplicate_rubric_item_id'
+            when nullif(trim(typed.challenge_id), '') is null then 'null_challenge_id'
+            when challenges.challenge_id is null then 'unknown_challenge_id'
+            when typed.raw_max_points is null then 'null_max_points'
+            when typed.max_points is null then 'max_points_not_numeric'
+            when not isfinite(typed.max_points) then 'max_points_not_finite'
+            when typed.max_points <= 0 then 'max_points_not_positive'
+        end as rejection_reason
+    from typed
+    left join challenges
+        on typed.challenge_id = challenges.challenge_id
+)
+
+select
+    source_row_number,
+    rubric_item_id,
+    challenge_id,
+    description,
+    case when rejection_reason is null then max_points end as max_points,
+    rejection_reason,
+    case
+        when rejection_reason is not null then
+            {{ record_to_json(
+                {'rubric_item_id': 'rubric_item_id', 'challenge_id': 'challenge_id',
+                 'description': 'description', 'max_points': 'raw_max_points'},
+                'checked'
+            ) }}
+    end as raw_record
+from checked

@@ -1,0 +1,17 @@
+with
+
+source as (
+    select * from {{ ref('base_platform__rubric_scores') }}
+),
+
+renamed as (
+    select
+        rubric_score_id,
+        attempt_id,
+        rubric_item_id,
+        points
+    from source
+    where rejection_reason is null
+)
+
+select * from renamed

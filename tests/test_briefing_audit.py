@@ -1,0 +1,358 @@
+"""Briefing audit end to end: locale findings and domain assumptions (dbt build on fixtures).
+
+One build of a copy of the project with a consumer's own rule and review seeds (vars
+`briefing_locale_rules_seed`, `briefing_finding_reviews_seed`), every briefing a table-driven
+case of tests/audit_fixtures.py (expected rule ids and matched texts exactly; positions from
+Python's code-point indices), plus random briefings with planted tokens at known positions.
+One build without the `briefing_text` column: empty marts, coverage rows say so.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import audit_fixtures
+import duckdb
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from challenge_fairness.demo import PlatformSpec, generate_platform
+from challenge_fairness.gate import validate_suite
+from conftest import REPO_ROOT, read_table, run_dbt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytestmark = pytest.mark.dbt
+SEEDS = REPO_ROOT / "seeds"
+RANDOM_BRIEFINGS = 12
+RANDOM_TOKENS = (
+    ("ambiguous_numeric_date", "03/04/2025"),
+    ("currency_symbol_amount", "$20"),
+    ("imperial_unit", "5 miles"),
+    ("us_phone_number", "(555) 123-4567"),
+)
+FILLER = "éñ漢字😀ü "  # no rule can match these characters
+
+
+def random_briefings(seed: int = 3) -> list[tuple[str, list[tuple[str, str, int]]]]:
+    """Briefings of filler with planted tokens: (text, [(rule_id, text, 1-based position)])."""
+    rng = np.random.default_rng(seed)
+    briefings = []
+    for _ in range(RANDOM_BRIEFINGS):
+        text, planted = "", []
+        for _ in range(int(rng.integers(1, 6))):
+            text += "".join(rng.choice(list(FILLER), size=int(rng.integers(1, 12))))
+            rule_id, token = RANDOM_TOKENS[int(rng.integers(len(RANDOM_TOKENS)))]
+            text += " "
+            planted.append((rule_id, token, len(text) + 1))
+            text += token + " "
+        briefings.append((text + "ü", planted))
+    return briefings
+
+
+def copy_project(destination: Path) -> Path:
+    """A copy of the dbt project (models, macros, seeds, tests config) to add seeds to."""
+    for name in ("models", "macros", "seeds", "data_tests"):
+        shutil.copytree(REPO_ROOT / name, destination / name)
+    for name in ("dbt_project.yml", "profiles.yml"):
+        shutil.copy(REPO_ROOT / name, destination / name)
+    (destination / "python_udfs").symlink_to(REPO_ROOT / "python_udfs")
+    return destination
+
+
+def write_consumer_seeds(project: Path, reviews: list[dict[str, str]]) -> None:
+    """The consumer's own locale rules (the package's plus one) and reviews, typed as text."""
+    with (SEEDS / "briefing_locale_rules.csv").open(encoding="utf-8") as source:
+        rows = list(csv.reader(source))
+    with (project / "seeds" / "my_locale_rules.csv").open("w", encoding="utf-8", newline="") as out:
+        csv.writer(out, lineterminator="\n").writerows([*rows, list(audit_fixtures.EXTRA_RULE)])
+    columns = ["challenge_id", "rule_id", "matched_text", "reviewed_by", "decision", "note"]
+    pd.DataFrame(reviews, columns=columns).to_csv(project / "seeds" / "my_reviews.csv", index=False)
+    text_types = {
+        "my_locale_rules": rows[0],
+        "my_reviews": columns,
+    }
+    yaml = "version: 2\nseeds:\n" + "".join(
+        f"  - name: {name}\n    config:\n      column_types:\n"
+        + "".join(f"        {column}: varchar\n" for column in names)
+        for name, names in text_types.items()
+    )
+    (project / "seeds" / "_my_seeds.yml").write_text(yaml, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def briefing_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    work = tmp_path_factory.mktemp("briefing_audit")
+    cases = [
+        *audit_fixtures.LOCALE_CASES,
+        audit_fixtures.EXTRA_CASE,
+    ]
+    randoms = random_briefings()
+    domain = audit_fixtures.DOMAIN_CASES
+    n = len(cases) + len(randoms) + len(domain)
+    platform = generate_platform(
+        PlatformSpec(
+            seed=3,
+            n_attempts=500,
+            n_templates=0,
+            n_standalone_challenges=n,
+            planted_family_biases=(),
+            planted_hard_combinations=(),
+        )
+    )
+    challenges = platform.tables["challenges"]
+    ids = challenges.column("challenge_id").to_pylist()
+    texts = [c[0] for c in cases] + [r[0] for r in randoms] + [d[0] for d in domain]
+    competitive = {ids[0], ids[1]}  # case 0 reviewed, case 1 not
+    tags = [
+        list(t or []) + (["competitive"] if c in competitive else [])
+        for c, t in zip(ids, challenges.column("tags").to_pylist(), strict=True)
+    ]
+    challenges = challenges.set_column(
+        challenges.schema.get_field_index("tags"), "tags", pa.array(tags, pa.list_(pa.string()))
+    ).append_column("briefing_text", pa.array(texts, pa.string()))
+    tables = {**platform.tables, "challenges": challenges}
+    database = work / "briefing.duckdb"
+    audit_fixtures.write_platform(tables, database)
+    project = copy_project(work / "project")
+    reviews = [
+        {
+            "challenge_id": ids[0],
+            "rule_id": "ambiguous_numeric_date",
+            "matched_text": "03/04/2025",
+            "reviewed_by": "reviewer@example.org",
+            "decision": "accepted",
+            "note": "the task is about US invoices",
+        },
+        {  # matches no finding: the text differs
+            "challenge_id": ids[1],
+            "rule_id": "ambiguous_numeric_date",
+            "matched_text": "3.4.2026",
+            "reviewed_by": "reviewer@example.org",
+            "decision": "false_positive",
+            "note": "",
+        },
+    ]
+    write_consumer_seeds(project, reviews)
+    run = run_dbt(
+        ["build", "--indirect-selection", "cautious", "--select", *audit_fixtures.AUDIT_SELECTOR],
+        database=database,
+        work_dir=work,
+        project_dir=project,
+        dbt_vars={
+            "briefing_locale_rules_seed": "my_locale_rules",
+            "briefing_finding_reviews_seed": "my_reviews",
+        },
+    )
+    assert run.success, run.output
+    return {
+        "database": database,
+        "ids": ids,
+        "cases": cases,
+        "randoms": randoms,
+        "domain": domain,
+        "offset_random": len(cases),
+        "offset_domain": len(cases) + len(randoms),
+    }
+
+
+def findings(build: dict[str, Any]) -> pd.DataFrame:
+    return read_table(build["database"], "select * from main.fct_briefing_locale_findings")
+
+
+def test_every_locale_case_gives_exactly_its_expected_findings_at_exact_positions(
+    briefing_build: dict[str, Any],
+) -> None:
+    found = findings(briefing_build)
+    for index, (text, expected) in enumerate(briefing_build["cases"]):
+        challenge_id = briefing_build["ids"][index]
+        rows = found[found.challenge_id == challenge_id].sort_values("match_position")
+        actual = list(zip(rows.rule_id, rows.matched_text, strict=True))
+        positions, start = [], 0
+        for _, matched in sorted(expected, key=lambda e: text.index(e[1])):
+            start = text.index(matched, start)
+            positions.append(start + 1)
+            start += len(matched)
+        expected_sorted = sorted(expected, key=lambda e: text.index(e[1]))
+        # repeated identical matches keep their own positions
+        assert sorted(actual) == sorted(expected), (text, actual)
+        assert sorted(rows.match_position.tolist()) == sorted(positions), text
+        for row in rows.itertuples():
+            assert text[
+                row.match_position - 1 : row.match_position - 1 + len(row.matched_text)
+            ] == (row.matched_text)
+            assert row.matched_text in row.context and row.context in text
+        assert len(expected_sorted) == len(rows)
+
+
+def test_random_briefings_report_every_planted_token_at_its_position(
+    briefing_build: dict[str, Any],
+) -> None:
+    found = findings(briefing_build)
+    for k, (_, planted) in enumerate(briefing_build["randoms"]):
+        challenge_id = briefing_build["ids"][briefing_build["offset_random"] + k]
+        rows = found[found.challenge_id == challenge_id]
+        actual = sorted(zip(rows.rule_id, rows.matched_text, rows.match_position, strict=True))
+        assert actual == sorted(planted)
+
+
+def test_neutral_and_specified_briefings_produce_no_finding(
+    briefing_build: dict[str, Any],
+) -> None:
+    found = findings(briefing_build)
+    quiet = [
+        briefing_build["ids"][i]
+        for i, (_, expected) in enumerate(briefing_build["cases"])
+        if not expected
+    ]
+    assert len(quiet) >= 9
+    assert not found.challenge_id.isin(quiet).any()
+
+
+def test_reviews_seed_marks_findings_reviewed_and_competitive_needs_review(
+    briefing_build: dict[str, Any],
+) -> None:
+    found = findings(briefing_build).set_index("challenge_id")
+    first, second = briefing_build["ids"][0], briefing_build["ids"][1]
+    assert bool(found.loc[first, "is_reviewed"]) and found.loc[first, "review_decision"] == (
+        "accepted"
+    )
+    assert bool(found.loc[first, "is_competitive"]) and not bool(found.loc[first, "needs_review"])
+    assert not bool(found.loc[second, "is_reviewed"]) and bool(found.loc[second, "needs_review"])
+    others = found.drop(index=[first, second])
+    assert not others.is_reviewed.any() and not others.needs_review.any()
+
+
+def test_consumer_rule_seed_extends_the_rules(briefing_build: dict[str, Any]) -> None:
+    found = findings(briefing_build)
+    extra = found[found.rule_id == "uk_postcode"]
+    assert extra.matched_text.tolist() == ["SW1A 1AA"]
+    index = len(audit_fixtures.LOCALE_CASES)
+    assert extra.challenge_id.tolist() == [briefing_build["ids"][index]]
+
+
+def test_domain_terms_flagged_only_without_definition(briefing_build: dict[str, Any]) -> None:
+    found = read_table(
+        briefing_build["database"], "select * from main.fct_briefing_domain_assumptions"
+    )
+    offset = briefing_build["offset_domain"]
+    expected = {
+        (briefing_build["ids"][offset + k], term, flagged)
+        for k, (_, term, flagged) in enumerate(briefing_build["domain"])
+    }
+    actual = set(zip(found.challenge_id, found.term_id, found.is_flagged, strict=True))
+    assert actual == expected
+    for row in found.itertuples():
+        text = briefing_build["domain"][briefing_build["ids"].index(row.challenge_id) - offset][0]
+        assert text.index(row.matched_text) + 1 == row.match_position
+
+
+def test_locale_gate_suite_fails_naming_the_unreviewed_competitive_finding(
+    briefing_build: dict[str, Any],
+) -> None:
+    found = findings(briefing_build)
+    failed = validate_suite("briefings_locale_neutral", found, {}, "error")
+    assert len(failed) == 1 and not failed[0]["success"] and failed[0]["failing_rows"] == 1
+    second = briefing_build["ids"][1]
+    assert f"competitive challenge '{second}'" in failed[0]["failure_message"]
+    assert "'3.4.2025'" in failed[0]["failure_message"]
+    fair = found[~found.needs_review]
+    passed = validate_suite("briefings_locale_neutral", fair, {}, "error")
+    assert passed[0]["success"] and passed[0]["failure_message"] is None
+
+
+def test_without_briefing_text_the_marts_are_empty_and_coverage_says_so(tmp_path: Path) -> None:
+    tables, _ = audit_fixtures.audit_platform(n_attempts=500)
+    database = tmp_path / "no_briefings.duckdb"
+    audit_fixtures.write_platform(
+        tables, database, drop=("challenges.briefing_text", "rubric_items", "rubric_scores")
+    )
+    run = run_dbt(
+        ["build", "--indirect-selection", "cautious", "--select", *audit_fixtures.AUDIT_SELECTOR],
+        database=database,
+        work_dir=tmp_path,
+    )
+    assert run.success, run.output
+    for mart in (
+        "fct_briefing_locale_findings",
+        "fct_briefing_domain_assumptions",
+        "fct_rubric_item_bias",
+        "fct_rubric_style_lint",
+    ):
+        assert read_table(database, f"select count(*) as n from main.{mart}").n[0] == 0, mart
+    coverage = read_table(
+        database,
+        """select * from intermediate.int_briefing_locale_coverage
+        union all select * from intermediate.int_briefing_domain_coverage
+        union all select * from intermediate.int_rubric_item_bias_coverage
+        union all select * from intermediate.int_rubric_style_lint_coverage""",
+    ).set_index("detector")
+    assert not coverage.is_available.any() and (coverage.rows_analysed == 0).all()
+    assert coverage.loc["briefing_locale", "missing_inputs"] == (
+        "optional source column absent: challenges.briefing_text"
+    )
+    assert coverage.loc["rubric_item_bias", "missing_inputs"] == (
+        "optional source table(s) absent: rubric_items, rubric_scores"
+    )
+    assert coverage.loc["rubric_style_lint", "missing_inputs"] == (
+        "optional source table absent: rubric_items"
+    )
+
+
+# --- the regex_match_rows macro itself, on random and degenerate texts (hypothesis) -------
+
+
+@pytest.fixture(scope="module")
+def match_rows_sql(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The compiled SQL of regex_match_rows over a relation `cases(case_id, text, pattern)`."""
+    work = tmp_path_factory.mktemp("regex_macro")
+    run = run_dbt(
+        [
+            "compile",
+            "--inline",
+            "{{ regex_match_rows('cases', ['case_id'], 'text', 'pattern') }}",
+        ],
+        database=work / "compile.duckdb",
+        work_dir=work,
+    )
+    assert run.success, run.output
+    return str(run.result.result.results[0].node.compiled_code)
+
+
+TOKENS = ("ab", "a", "é", "漢字", "12", "😀", "e\u0301")
+ALPHABET = "abé漢字12😀e\u0301 x"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    texts=st.lists(st.text(alphabet=ALPHABET, max_size=30), min_size=1, max_size=8),
+    alternatives=st.lists(st.sampled_from(TOKENS), min_size=1, max_size=3, unique=True),
+)
+def test_regex_match_rows_equals_python_finditer(
+    match_rows_sql: str, texts: list[str], alternatives: list[str]
+) -> None:
+    """Literal alternations (RE2 and Python agree on them, leftmost-first): every match, its
+    text and 1-based code-point position, repeated and adjacent matches included."""
+    pattern = "|".join(re.escape(a) for a in alternatives)
+    cases = pd.DataFrame(
+        {"case_id": range(len(texts)), "text": texts, "pattern": [pattern] * len(texts)}
+    )
+    with duckdb.connect() as connection:
+        connection.register("cases", cases)
+        rows = connection.sql(match_rows_sql).fetchall()
+    actual = sorted((case_id, pos, text) for case_id, _, text, pos in rows)
+    expected = sorted(
+        (k, m.start() + 1, m.group())
+        for k, text in enumerate(texts)
+        for m in re.finditer(pattern, text)
+        if m.group()
+    )
+    assert actual == expected
+    for k in range(len(texts)):
+        ordered = sorted((pos, index) for case_id, index, _, pos in rows if case_id == k)
+        assert [index for _, index in ordered] == list(range(1, len(ordered) + 1))
