@@ -406,7 +406,9 @@ def test_demo_reports_its_planted_biases_and_nothing_else(tmp_path: Path) -> Non
     from challenge_fairness.demo import write_duckdb
     from challenge_fairness.summary import summarise
 
-    demo = generate_platform(PlatformSpec(dirty=True, detector_plants=True))  # = `make demo`
+    demo = generate_platform(  # = `make demo`
+        PlatformSpec(dirty=True, detector_plants=True, verdict_drift=True)
+    )
     database = tmp_path / "demo.duckdb"
     write_duckdb(demo, str(database))
     run = run_dbt(
@@ -434,6 +436,7 @@ def test_demo_reports_its_planted_biases_and_nothing_else(tmp_path: Path) -> Non
         assert f"FLAGGED {challenge}: family {family}" in summary
     assert summary.count("FLAGGED ch") == len(planted)
     assert f"Marts are tables in {database}" in summary
+    assert "DRIFT ch-s12 in window 2026-04-01: family deepseek" in summary  # the late family
     # Every other detector finds its plant, and nothing else.
     detector_lines = summary.split("Other detectors:")[1].split("Great Expectations gate:")[0]
     findings = [line.strip() for line in detector_lines.strip().splitlines()]

@@ -297,6 +297,9 @@ class PlatformSpec:
     # plant the signals of the other detectors (briefing styles, A/B experiments, API
     # memorisation, approach labels, test cases and results): see DETECTOR_PLANTS
     detector_plants: bool = False
+    # a model family arriving mid-period with a bias on one otherwise fair challenge (the
+    # verdict history's drift): see VERDICT_DRIFT_PLANT; on in the --detector-plants demo
+    verdict_drift: bool = False
 
 
 @dataclass(frozen=True)
@@ -820,6 +823,15 @@ def generate_platform(spec: PlatformSpec = PlatformSpec()) -> Platform:
         "agents": agents,
         "models": models,
     }
+    if spec.verdict_drift:
+        tables, bias_truth, detector_truth["verdict_drift"] = _plant_verdict_drift(
+            spec,
+            challenges,
+            tables,
+            expected,
+            _shared_offset(spec, challenges, difficulty, hard),
+            bias_truth,
+        )
     dirty = pa.Table.from_pylist([], schema=DIRTY_ROWS_SCHEMA)
     if spec.dirty:
         tables, dirty = _dirty_rows(tables, spec)
@@ -1031,6 +1043,160 @@ def _test_tables(
         }
     )
     return {"test_cases": test_cases, "test_results": test_results}
+
+
+# --- Verdict drift (F4 verdict history): a model family that arrives late ----------------
+# The family's agents submit only from `arrives_at`, at the platform's per-agent rate, and
+# gain `shift` points on `challenge_id` (a standalone challenge with no other plant). The
+# challenge is popular (`popular_attempts_per_month` extra attempts by whichever agents
+# exist at the time), so it passes with confidence in the windows before the family
+# arrives and is flagged from the window it arrives in: a drift in that window.
+VERDICT_DRIFT_PLANT: dict[str, Any] = {
+    "family": "deepseek",
+    "arrives_at": "2026-04-01",
+    "challenge_id": "ch-s12",
+    "shift": 20.0,
+    "popular_attempts_per_month": 1200,
+}
+
+
+def _shared_offset(
+    spec: PlatformSpec, challenges: _Challenges, difficulty: np.ndarray, hard: np.ndarray
+) -> np.ndarray:
+    """Each challenge's offset shared by every family: difficulty + hard, moved as the
+    detector plants move it (style twins take their original's difficulty, an
+    experiment's arm B its arm A's plus the planted difference)."""
+    shared = difficulty + hard
+    if not spec.detector_plants:
+        return shared
+    position = {c: i for i, c in enumerate(challenges.ids)}
+    style = DETECTOR_PLANTS["briefing_style"]["style"]
+    for challenge_id, i in position.items():
+        if challenge_id.endswith(f"-{style}"):
+            shared[i] += (
+                difficulty[position[challenge_id.removesuffix(f"-{style}")]] - difficulty[i]
+            )
+    for arm_a, arm_b, _family, _shift, b_relative in DETECTOR_PLANTS["experiments"].values():
+        if arm_a in position and arm_b in position:
+            a, b = position[arm_a], position[arm_b]
+            shared[b] += difficulty[a] + b_relative - difficulty[b]
+    return shared
+
+
+def _plant_verdict_drift(
+    spec: PlatformSpec,
+    challenges: _Challenges,
+    tables: dict[str, pa.Table],
+    expected: np.ndarray,
+    challenge_offset: np.ndarray,
+    bias_truth: pa.Table,
+) -> tuple[dict[str, pa.Table], pa.Table, dict[str, Any]]:
+    """Append the late family (models, agents, attempts); return the tables and the truth."""
+    plant = VERDICT_DRIFT_PLANT
+    family, challenge_id = plant["family"], plant["challenge_id"]
+    if challenge_id not in challenges.ids or family in spec.families:
+        raise ValueError(
+            f"verdict_drift needs challenge {challenge_id!r} (n_standalone_challenges >= 12) "
+            f"and no existing family named {family!r}"
+        )
+    rng = np.random.default_rng([spec.seed, 4])
+    agents, n_old = tables["agents"], tables["agents"].num_rows
+    model_ids = [f"{family}-m{k + 1}" for k in range(spec.models_per_family)]
+    models = pa.table(
+        {
+            "model_id": pa.array(model_ids, pa.string()),
+            "model_family": pa.array([family] * len(model_ids), pa.string()),
+            "training_cutoff": pa.nulls(len(model_ids), pa.date32()),
+        },
+        schema=MODELS_SCHEMA,
+    )
+    n_new = len(model_ids) * spec.agents_per_model
+    agent_model = np.repeat(np.arange(len(model_ids)), spec.agents_per_model)
+    width = max(3, len(str(n_old)))
+    new_agents = pa.table(
+        {
+            "agent_id": pa.array(
+                [f"agent-{n_old + i + 1:0{width}d}" for i in range(n_new)], pa.string()
+            ),
+            "model_id": pa.array([model_ids[i] for i in agent_model], pa.string()),
+        },
+        schema=AGENTS_SCHEMA,
+    )
+    offset = rng.normal(0.0, MODEL_OFFSET_SD, len(model_ids))[agent_model] + rng.normal(
+        0.0, AGENT_OFFSET_SD, n_new
+    )
+    target = challenges.ids.index(challenge_id)
+    new_expected = BASE_SCORE + challenge_offset[:, None] + offset[None, :]
+    new_expected[target] += plant["shift"]
+
+    start, end = PERIOD_START.astype(np.int64), PERIOD_END.astype(np.int64)
+    arrival = np.datetime64(f"{plant['arrives_at']}T00:00:00", "us").astype(np.int64)
+    # the family's ordinary attempts, from its arrival, at the platform's per-agent rate
+    n_own = round(spec.n_attempts / n_old * n_new * (end - arrival) / (end - start))
+    own_agent = n_old + rng.integers(0, n_new, n_own)
+    own_challenge = rng.integers(0, len(challenges.ids), n_own)
+    own_when = rng.integers(arrival, end, n_own)
+    # the popular challenge's extra attempts, by the agents that exist at the time
+    months = int(
+        (PERIOD_END.astype("datetime64[M]") - PERIOD_START.astype("datetime64[M]")).astype(int)
+    )
+    n_extra = plant["popular_attempts_per_month"] * months
+    extra_when = rng.integers(start, end, n_extra)
+    extra_agent = np.where(
+        extra_when >= arrival,
+        rng.integers(0, n_old + n_new, n_extra),
+        rng.integers(0, n_old, n_extra),
+    )
+    agent_idx = np.concatenate([own_agent, extra_agent])
+    challenge_idx = np.concatenate([own_challenge, np.full(n_extra, target)])
+    old = agent_idx < n_old
+    mean = np.where(
+        old,
+        expected[challenge_idx, np.minimum(agent_idx, n_old - 1)],
+        new_expected[challenge_idx, np.maximum(agent_idx - n_old, 0)],
+    )
+    n = agent_idx.size
+    score = mean + spec.noise_sd * rng.standard_normal(n)
+    outcome = rng.random(n)
+    unscored = outcome < spec.unscored_rate
+    crashed = ~unscored & (outcome < spec.unscored_rate + spec.crash_rate)
+    score[crashed] = rng.uniform(0.0, CRASH_SCORE_MAX, int(crashed.sum()))
+    np.clip(score, 0.0, 100.0, out=score)
+    if spec.integer_scores:
+        np.rint(score, out=score)
+    all_agents = pa.concat_tables([agents, new_agents])
+    attempts = pa.table(
+        {
+            "attempt_id": pa.array([f"att-drift-{k + 1:07d}" for k in range(n)], pa.string()),
+            "challenge_id": pa.array(challenges.ids, pa.string()).take(pa.array(challenge_idx)),
+            "agent_id": all_agents.column("agent_id").take(pa.array(agent_idx)),
+            "score": pa.array(score, pa.float64(), mask=unscored),
+            "submitted_at": pa.array(
+                np.concatenate([own_when, extra_when]).view("datetime64[us]"), pa.timestamp("us")
+            ),
+        },
+        schema=ATTEMPTS_SCHEMA,
+    )
+    truth_rows = [
+        *bias_truth.to_pylist(),
+        {"challenge_id": challenge_id, "model_family": family, "shift": float(plant["shift"])},
+    ]
+    truth = {
+        **plant,
+        "models": model_ids,
+        "attempts": n,
+        "drift_window_start": plant["arrives_at"],  # with the default monthly window
+    }
+    return (
+        {
+            **tables,
+            "attempts": pa.concat_tables([tables["attempts"], attempts]),
+            "agents": all_agents,
+            "models": pa.concat_tables([tables["models"], models]),
+        },
+        pa.Table.from_pylist(truth_rows, schema=PLANTED_FAMILY_BIASES_SCHEMA),
+        truth,
+    )
 
 
 # --- F6 briefing and rubric audit plants ----------------------------------------------------
@@ -1310,7 +1476,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--detector-plants",
         action="store_true",
-        help="plant the other detectors' signals and write test_cases/test_results too",
+        help="plant the other detectors' signals (and the verdict drift) and write "
+        "test_cases/test_results too",
     )
     parser.add_argument("--truth-json", metavar="PATH", help="also write the planted truth as JSON")
     args = parser.parse_args(argv)
@@ -1321,6 +1488,7 @@ def main(argv: list[str] | None = None) -> int:
             n_attempts=args.attempts,
             dirty=args.dirty,
             detector_plants=args.detector_plants,
+            verdict_drift=args.detector_plants,
         )
     )
     if args.duckdb:

@@ -124,6 +124,8 @@ def summarise(database: Path, schema: str = "main") -> str:
             for s, ok, n, sev in gate
         ]
 
+        lines += _history_lines(connection, schema)
+
         counts = _rows(
             connection,
             f"""select source_table, raw_rows, clean_rows, rejected_rows
@@ -192,6 +194,55 @@ def _detector_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[
     for label, sql in findings.items():
         found = [row[0] for row in _rows(connection, sql)]
         lines += [f"  {label}: {text}" for text in found] or [f"  {label}: nothing found"]
+    return lines
+
+
+# --- Verdict history (F4): drifts, fixes and the latest platform fairness score ---------
+HISTORY_MARTS = (
+    "fct_challenge_verdict_history",
+    "rpt_platform_fairness_score",
+    "rpt_monthly_bias_report",
+)
+
+
+def _history_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
+    """Drifts and fixes over the verdict history, and the latest window's fairness score."""
+    (present,) = _rows(
+        connection,
+        f"""select count(*) from information_schema.tables
+        where table_schema = '{schema}' and table_name = 'fct_challenge_verdict_history'""",
+    )
+    if not present[0]:
+        return []
+    grain = _rows(
+        connection, f"select any_value(window_grain) from {schema}.fct_challenge_verdict_history"
+    )
+    lines = [f"Verdict history (by {grain[0][0] or 'window'}): {', '.join(HISTORY_MARTS)}"]
+    latest = _rows(
+        connection,
+        f"""select window_start, platform_fairness_score, passing_challenges,
+            eligible_challenges, flagged_challenges, uncertain_challenges, score_change
+        from {schema}.rpt_platform_fairness_score order by window_start desc limit 1""",
+    )
+    for start, score, passing, eligible, flagged, uncertain, change in latest:
+        shown = "n/a" if score is None else f"{score:.2f}"
+        delta = "" if change is None else f"; change {change:+.2f}"
+        lines.append(
+            f"  platform fairness score {start}: {shown} ({passing} of {eligible} eligible "
+            f"challenges pass, {flagged} flagged, {uncertain} uncertain{delta})"
+        )
+    changes = _rows(
+        connection,
+        f"""select case when is_drift then 'DRIFT' else 'FIXED' end, challenge_id, window_start,
+            lead_family, lead_adjusted_deviation, new_families
+        from {schema}.fct_challenge_verdict_history where is_drift or is_fixed
+        order by window_start, challenge_id""",
+    )
+    lines += [
+        f"  {kind} {challenge} in window {start}: family {family} {effect:+.1f} points"
+        + (f" (new families: {new})" if new else "")
+        for kind, challenge, start, family, effect, new in changes
+    ] or ["  no drifts or fixes"]
     return lines
 
 

@@ -1,35 +1,24 @@
 {#
-    The one scan of attempts: clean attempts compressed to one row per
-    (challenge, model family, distinct score) with its count. Unscored attempts form the
-    score-NULL row. Every statistic downstream is exact on this table; with integer scores
-    it is a few hundred rows per challenge however many attempts there are.
+    Clean attempts compressed to one row per (challenge, model family, distinct score) with
+    its count: the window counts of int_window_attempt_scores_counted summed over windows
+    (no second scan of attempts). Unscored attempts form the score-NULL row. Every
+    all-time statistic downstream is exact on this table; with integer scores it is a few
+    hundred rows per challenge however many attempts there are.
 #}
 with
 
-attempts as (
-    select * from {{ ref('stg_platform__attempts') }}
-),
-
-agents as (
-    select * from {{ ref('stg_platform__agents') }}
-),
-
-models as (
-    select * from {{ ref('stg_platform__models') }}
+window_counts as (
+    select * from {{ ref('int_window_attempt_scores_counted') }}
 ),
 
 counted as (
     select
-        attempts.challenge_id,
-        models.model_family,
-        attempts.score,
-        count(*) as attempts
-    from attempts
-    inner join agents
-        on attempts.agent_id = agents.agent_id
-    inner join models
-        on agents.model_id = models.model_id
-    group by attempts.challenge_id, models.model_family, attempts.score
+        challenge_id,
+        model_family,
+        score,
+        cast(sum(attempts) as bigint) as attempts
+    from window_counts
+    group by challenge_id, model_family, score
 )
 
 select * from counted

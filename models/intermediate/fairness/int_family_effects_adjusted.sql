@@ -1,16 +1,8 @@
 {#
-    One row per (challenge, model family) cell: the ability-adjusted family effect.
-
-      adjusted score u_fc = trimmed_mean_fc - ability_f(-c)
-      effect_fc = u_fc - mean of u_gc over the OTHER families g on the challenge
-
-    i.e. how much better (or worse) the family does on this challenge than its ability
-    elsewhere predicts, compared with how the other families do against theirs. The
-    challenge's difficulty cancels; contrasting with the others (not with a mean that
-    includes the family) keeps the full size of a shift. Its variance adds the cell's
-    Yuen variance, the ability's variance, and the others' (over (K-1)^2); degrees of
-    freedom by Welch-Satterthwaite over the cells' h - 1. The t test is two-sided, with
-    p also Sidak-adjusted for the K contrasts of the challenge (a max-t test).
+    One row per (challenge, model family) cell: the ability-adjusted family effect against
+    the other families, with its Welch t test and Sidak-adjusted p (a max-t test over the
+    challenge's K contrasts). Definition in macros/fairness/fairness_family_effects_adjusted.sql
+    (shared with the verdict history).
 #}
 with
 
@@ -22,94 +14,8 @@ abilities as (
     select * from {{ ref('int_family_abilities_estimated') }}
 ),
 
-usable as (
-    select
-        cells.challenge_id,
-        cells.model_family,
-        cells.attempts,
-        cells.trimmed_mean,
-        abilities.ability,
-        cells.trimmed_mean - abilities.ability as adjusted_score,
-        cells.trimmed_mean_variance + abilities.ability_variance as adjusted_score_variance,
-        cells.trimmed_mean_variance * cells.trimmed_mean_variance / (cells.effective_n - 1)
-            as welch_term
-    from cells
-    inner join abilities
-        on cells.challenge_id = abilities.challenge_id
-        and cells.model_family = abilities.model_family
-    where cells.trimmed_mean_variance is not null
-        and abilities.ability is not null
-        and abilities.ability_variance is not null
-),
-
-challenge_sums as (
-    select
-        challenge_id,
-        count(*) as families,
-        sum(adjusted_score) as adjusted_score_sum,
-        sum(adjusted_score_variance) as variance_sum,
-        sum(welch_term) as welch_term_sum
-    from usable
-    group by challenge_id
-),
-
-contrasted as (
-    select
-        usable.challenge_id,
-        usable.model_family,
-        usable.attempts,
-        usable.trimmed_mean,
-        usable.ability,
-        challenge_sums.families as compared_families,
-        usable.adjusted_score
-            - (challenge_sums.adjusted_score_sum - usable.adjusted_score)
-            / (challenge_sums.families - 1) as adjusted_deviation,
-        usable.adjusted_score_variance
-            + (challenge_sums.variance_sum - usable.adjusted_score_variance)
-            / power(challenge_sums.families - 1, 2) as adjusted_deviation_variance,
-        usable.welch_term
-            + (challenge_sums.welch_term_sum - usable.welch_term)
-            / power(challenge_sums.families - 1, 4) as welch_denominator
-    from usable
-    inner join challenge_sums
-        on usable.challenge_id = challenge_sums.challenge_id
-    where challenge_sums.families >= 2
-),
-
-tested as (
-    select
-        *,
-        sqrt(adjusted_deviation_variance) as standard_error,
-        case
-            when welch_denominator > 0
-                then adjusted_deviation_variance * adjusted_deviation_variance / welch_denominator
-        end as degrees_of_freedom
-    from contrasted
-),
-
-final as (
-    select
-        *,
-        {{ contrast_test(
-            'adjusted_deviation', 'standard_error', 'degrees_of_freedom',
-            var('alpha'), 'compared_families'
-        ) }} as test
-    from tested
+adjusted as (
+    {{ fairness_family_effects_adjusted('cells', 'abilities') }}
 )
 
-select
-    challenge_id,
-    model_family,
-    attempts,
-    trimmed_mean,
-    ability,
-    compared_families,
-    adjusted_deviation,
-    standard_error,
-    degrees_of_freedom,
-    test.t_statistic,
-    test.p_value,
-    test.p_value_sidak,
-    test.ci_low,
-    test.ci_high
-from final
+select * from adjusted

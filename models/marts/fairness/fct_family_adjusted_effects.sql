@@ -2,7 +2,6 @@ with
 
 family_summaries as (
     select * from {{ ref('int_challenge_families_summarised') }}
-    where scored_attempts > 0
 ),
 
 raw_deviations as (
@@ -25,57 +24,20 @@ challenges_tested as (
     select * from {{ ref('int_challenges_tested') }}
 ),
 
-joined as (
-    select
-        family_summaries.challenge_id,
-        family_summaries.model_family,
-        family_summaries.scored_attempts as attempts,
-        family_summaries.mean_score,
-        raw_deviations.deviation as raw_deviation,
-        cells.trimmed_mean,
-        abilities.ability as family_ability,
-        effects.adjusted_deviation,
-        effects.standard_error,
-        effects.degrees_of_freedom,
-        effects.ci_low,
-        effects.ci_high,
-        effects.t_statistic,
-        effects.p_value,
-        effects.p_value_sidak,
-        challenges_tested.eligibility = 'tested' as is_challenge_tested,
-        challenges_tested.eligibility = 'tested'
-            and challenges_tested.is_selected
-            and effects.p_value_sidak <= challenges_tested.selection_p_cutoff as is_significant
-    from family_summaries
-    inner join challenges_tested
-        on family_summaries.challenge_id = challenges_tested.challenge_id
-    left join raw_deviations
-        on family_summaries.challenge_id = raw_deviations.challenge_id
-        and family_summaries.model_family = raw_deviations.model_family
-    left join cells
-        on family_summaries.challenge_id = cells.challenge_id
-        and family_summaries.model_family = cells.model_family
-    left join abilities
-        on family_summaries.challenge_id = abilities.challenge_id
-        and family_summaries.model_family = abilities.model_family
-    left join effects
-        on family_summaries.challenge_id = effects.challenge_id
-        and family_summaries.model_family = effects.model_family
+flagged as (
+    {{ fairness_family_effects_flagged(
+        'family_summaries', 'cells', 'abilities', 'effects', 'challenges_tested'
+    ) }}
 ),
 
-flagged as (
+with_raw_deviations as (
     select
-        *,
-        case
-            when adjusted_deviation > 0 then 'advantage'
-            when adjusted_deviation < 0 then 'disadvantage'
-            when adjusted_deviation = 0 then 'none'
-        end as direction,
-        coalesce(is_significant, false)
-            and abs(adjusted_deviation) > {{ var('family_deviation_threshold') }} as is_flagged,
-        ci_low > -{{ var('family_deviation_threshold') }}
-            and ci_high < {{ var('family_deviation_threshold') }} as is_within_threshold
-    from joined
+        flagged.*,
+        raw_deviations.deviation as raw_deviation
+    from flagged
+    left join raw_deviations
+        on flagged.challenge_id = raw_deviations.challenge_id
+        and flagged.model_family = raw_deviations.model_family
 )
 
 select
@@ -91,7 +53,7 @@ select
     cast(degrees_of_freedom as double) as degrees_of_freedom,
     cast(ci_low as double) as ci_low,
     cast(ci_high as double) as ci_high,
-    cast(1 - {{ var('alpha') }} as double) as interval_level,
+    cast(interval_level as double) as interval_level,
     cast(t_statistic as double) as t_statistic,
     cast(p_value as double) as p_value,
     cast(p_value_sidak as double) as p_value_sidak,
@@ -100,4 +62,4 @@ select
     cast(coalesce(is_significant, false) as boolean) as is_significant,
     cast(is_flagged as boolean) as is_flagged,
     cast(is_within_threshold as boolean) as is_within_threshold
-from flagged
+from with_raw_deviations

@@ -1,0 +1,103 @@
+{#
+    One row per row of `challenges_tested` (challenge_id plus the partition columns): the
+    verdict ('flagged', 'pass', 'insufficient_evidence', 'not_testable') with its reason
+    and the lead family's effect, from fairness_challenges_tested and
+    fairness_family_effects_flagged on the same partitions; `challenges` supplies
+    template_id. The lead family is the flagged one with the largest |effect|, else the one
+    whose interval reaches furthest from 0. A query.
+#}
+{% macro fairness_challenge_verdicts(
+    challenges, challenges_tested, family_effects, partition_by=[]
+) -%}
+{%- set p = partition_by -%}
+{%- set threshold = var('family_deviation_threshold') -%}
+with
+
+described_effects as (
+    select
+        *,
+        'family ' || model_family || ' '
+            || {{ format_number('adjusted_deviation', '%+.1f') }} || ' points ('
+            || {{ format_number('100 * interval_level', '%.0f') }} || '% CI '
+            || {{ format_number('ci_low', '%+.1f') }} || ' to '
+            || {{ format_number('ci_high', '%+.1f') }} || ')' as evidence,
+        row_number() over (
+            partition by {{ _partition_columns(none, p) }}challenge_id
+            order by
+                is_flagged desc,
+                case
+                    when is_flagged then abs(adjusted_deviation)
+                    else greatest(abs(ci_low), abs(ci_high))
+                end desc nulls last,
+                model_family
+        ) as lead_rank
+    from {{ family_effects }}
+),
+
+effect_summaries as (
+    select
+        {{ _partition_columns(none, p) }}challenge_id,
+        count(*) filter (where is_flagged) as flagged_families,
+        count(*) filter (where not is_within_threshold) as uncertain_families,
+        string_agg(evidence, '; ' order by abs(adjusted_deviation) desc)
+            filter (where is_flagged) as flagged_evidence,
+        max(case when lead_rank = 1 then model_family end) as lead_family,
+        max(case when lead_rank = 1 then adjusted_deviation end) as lead_adjusted_deviation,
+        max(case when lead_rank = 1 then ci_low end) as lead_ci_low,
+        max(case when lead_rank = 1 then ci_high end) as lead_ci_high,
+        max(case when lead_rank = 1 then evidence end) as lead_evidence,
+        max(interval_level) as interval_level
+    from described_effects
+    group by {{ _partition_columns(none, p) }}challenge_id
+),
+
+verdicts as (
+    select
+        {{ _partition_columns('challenges_tested', p) }}challenges.challenge_id,
+        challenges.template_id,
+        challenges_tested.attempts,
+        challenges_tested.families,
+        challenges_tested.smallest_family_attempts,
+        challenges_tested.eligibility,
+        case
+            when challenges_tested.eligibility <> 'tested' then challenges_tested.eligibility
+            when effect_summaries.flagged_families > 0 then 'flagged'
+            when effect_summaries.uncertain_families > 0 then 'insufficient_evidence'
+            else 'pass'
+        end as verdict,
+        case
+            when challenges_tested.eligibility <> 'tested' then challenges_tested.eligibility_reason
+            when effect_summaries.flagged_families > 0 then
+                effect_summaries.flagged_evidence
+                || ' against the other families, beyond what ability elsewhere predicts;'
+                || ' significant after FDR control (q = '
+                || {{ format_number('challenges_tested.q_value', '%.2g') }}
+                || ' < alpha = {{ var("alpha") }}) and larger than family_deviation_threshold = {{ threshold }}'
+            when effect_summaries.uncertain_families > 0 then
+                'no family is significantly beyond the threshold, but '
+                || effect_summaries.lead_evidence
+                || ' could exceed family_deviation_threshold = {{ threshold }}: more attempts needed'
+            else
+                'every family is within family_deviation_threshold = {{ threshold }} of the others'
+                || ' after ability adjustment, with confidence (largest: '
+                || effect_summaries.lead_evidence || '; q = '
+                || {{ format_number('challenges_tested.q_value', '%.2g') }} || ')'
+        end as reason,
+        effect_summaries.flagged_families,
+        effect_summaries.lead_family,
+        effect_summaries.lead_adjusted_deviation,
+        effect_summaries.lead_ci_low,
+        effect_summaries.lead_ci_high,
+        coalesce(effect_summaries.interval_level, 1 - {{ var('alpha') }}) as interval_level,
+        challenges_tested.p_value,
+        challenges_tested.q_value
+    from {{ challenges_tested }} as challenges_tested
+    inner join {{ challenges }} as challenges
+        on challenges_tested.challenge_id = challenges.challenge_id
+    left join effect_summaries
+        on challenges_tested.challenge_id = effect_summaries.challenge_id
+        {{- _partition_join('challenges_tested', 'effect_summaries', p) }}
+)
+
+select * from verdicts
+{%- endmacro %}

@@ -1,0 +1,35 @@
+{#
+    One row per (window, challenge, model family) with scored attempts in the window: the
+    adjusted effect with its interval and the significant / flagged / within-threshold
+    flags, by the same rules as fct_family_adjusted_effects (macro
+    fairness_family_effects_flagged).
+#}
+with
+
+family_summaries as (
+    select * from {{ ref('int_window_challenge_families_summarised') }}
+),
+
+cells as (
+    select * from {{ ref('int_window_challenge_family_cells_trimmed') }}
+),
+
+abilities as (
+    select * from {{ ref('int_window_family_abilities_estimated') }}
+),
+
+effects as (
+    select * from {{ ref('int_window_family_effects_adjusted') }}
+),
+
+challenges_tested as (
+    select * from {{ ref('int_window_challenges_tested') }}
+),
+
+flagged as (
+    {{ fairness_family_effects_flagged(
+        'family_summaries', 'cells', 'abilities', 'effects', 'challenges_tested', ['window_start']
+    ) }}
+)
+
+select * from flagged
