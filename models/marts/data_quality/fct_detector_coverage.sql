@@ -15,6 +15,7 @@
     'int_test_case_bias_coverage',
     'int_unicode_coverage_coverage',
     'int_combination_remedies_coverage',
+    'int_verdict_history_coverage',
     'int_briefing_locale_coverage',
     'int_briefing_domain_coverage',
     'int_rubric_item_bias_coverage',
