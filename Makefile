@@ -20,7 +20,7 @@ $(VENV)/.installed: requirements.lock pyproject.toml
 
 demo: setup
 	rm -f $(DATABASE)
-	$(BIN)/python -m challenge_fairness.demo --duckdb $(DATABASE) --dirty --detector-plants --truth-json target/demo_truth.json
+	$(BIN)/python -m challenge_fairness.demo --duckdb $(DATABASE) --quickstart --truth-json target/demo_truth.json
 	CHALLENGE_FAIRNESS_DUCKDB=$(DATABASE) $(BIN)/dbt build --vars '{fairness_gate_severity: warn}'
 	$(BIN)/python -m challenge_fairness.summary $(DATABASE)
 	$(BIN)/python -m challenge_fairness.report $(DATABASE) --out $(REPORT)

@@ -403,12 +403,10 @@ def test_dunn_pairs_name_the_biased_family_on_flagged_challenges(
 
 
 def test_demo_reports_its_planted_biases_and_nothing_else(tmp_path: Path) -> None:
-    from challenge_fairness.demo import write_duckdb
+    from challenge_fairness.demo import QUICKSTART_DEMO, write_duckdb
     from challenge_fairness.summary import summarise
 
-    demo = generate_platform(  # = `make demo`
-        PlatformSpec(dirty=True, detector_plants=True, verdict_drift=True)
-    )
+    demo = generate_platform(QUICKSTART_DEMO)  # = `make demo`
     database = tmp_path / "demo.duckdb"
     write_duckdb(demo, str(database))
     run = run_dbt(
@@ -437,6 +435,17 @@ def test_demo_reports_its_planted_biases_and_nothing_else(tmp_path: Path) -> Non
     assert summary.count("FLAGGED ch") == len(planted)
     assert f"Marts are tables in {database}" in summary
     assert "DRIFT ch-s12 in window 2026-04-01: family deepseek" in summary  # the late family
+    assert "FIXED ch-s04 in window 2026-05-01" in summary  # the bias removed in May
+    changes = read_table(
+        database,
+        "select challenge_id, window_start, is_drift from main.fct_challenge_verdict_history"
+        " where is_drift or is_fixed order by window_start",
+    )
+    assert [(c, str(w)[:10], d) for c, w, d in changes.itertuples(index=False)] == [
+        ("ch-s12", "2026-04-01", True),
+        ("ch-s04", "2026-05-01", False),
+    ]
+    assert demo.detector_truth["bias_fix"]["fixed_window_start"] == "2026-05-01"
     # Every other detector finds its plant, and nothing else.
     detector_lines = summary.split("Other detectors:")[1].split("Great Expectations gate:")[0]
     findings = [line.strip() for line in detector_lines.strip().splitlines()]

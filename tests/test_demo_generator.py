@@ -419,6 +419,21 @@ def test_cli_writes_outputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         main(["--attempts", "10"])
 
 
+def test_cli_quickstart_is_the_make_demo_platform(tmp_path: Path) -> None:
+    """`--quickstart` (what `make demo` runs) writes exactly QUICKSTART_DEMO's truth."""
+    from challenge_fairness.demo import QUICKSTART_DEMO
+
+    truth = tmp_path / "truth.json"
+    argv = ["--parquet-dir", str(tmp_path / "pq"), "--quickstart", "--truth-json", str(truth)]
+    assert main(argv) == 0
+    payload = json.loads(truth.read_text())
+    assert payload["spec"]["n_attempts"] == QUICKSTART_DEMO.n_attempts == 240_000
+    assert payload["spec"]["bias_fix"] and payload["spec"]["verdict_drift"]
+    assert payload["spec"]["dirty"] and payload["spec"]["detector_plants"]
+    attempts = pq.read_table(tmp_path / "pq" / "attempts.parquet")
+    assert attempts.num_rows == generate_platform(QUICKSTART_DEMO).tables["attempts"].num_rows
+
+
 def test_one_million_attempts_generate() -> None:
     """A million attempts generate (benchmark scale smoke test, no timing assertion)."""
     attempts = generate_platform(PlatformSpec(n_attempts=1_000_000)).tables["attempts"]

@@ -54,7 +54,8 @@ listed in ``Platform.dirty_rows`` with the reason a validator should give.
 CLI::
 
     python -m challenge_fairness.demo (--duckdb PATH [--schema raw] | --parquet-dir DIR)
-        [--attempts N] [--seed S] [--dirty] [--truth-json PATH]
+        [--attempts N] [--seed S] [--dirty] [--detector-plants] [--quickstart]
+        [--truth-json PATH]
 """
 
 from __future__ import annotations
@@ -300,6 +301,16 @@ class PlatformSpec:
     # a model family arriving mid-period with a bias on one otherwise fair challenge (the
     # verdict history's drift): see VERDICT_DRIFT_PLANT; on in the --detector-plants demo
     verdict_drift: bool = False
+    # a planted family bias that is fixed part-way through the period (the verdict
+    # history's "fixed"): see BIAS_FIX_PLANT; on in the --detector-plants demo
+    bias_fix: bool = False
+
+
+# The platform `make demo` builds (CLI flag --quickstart): every plant, dirty rows, and
+# enough attempts per month for the verdict history to decide most challenges.
+QUICKSTART_DEMO = PlatformSpec(
+    n_attempts=240_000, dirty=True, detector_plants=True, verdict_drift=True, bias_fix=True
+)
 
 
 @dataclass(frozen=True)
@@ -817,6 +828,10 @@ def generate_platform(spec: PlatformSpec = PlatformSpec()) -> Platform:
         attempts_rng,
         approach_plan,
     )
+    if spec.bias_fix:
+        attempts, detector_truth["bias_fix"] = _plant_bias_fix(
+            spec, challenges, attempts, agents, expected, agent_family_idx, bias
+        )
     tables = {
         "attempts": attempts,
         "challenges": challenges.table,
@@ -1045,6 +1060,67 @@ def _test_tables(
     return {"test_cases": test_cases, "test_results": test_results}
 
 
+# --- Bias fix (F4 verdict history): a planted family bias removed part-way ---------------
+# From `fixed_at` on, the family's attempts on `challenge_id` are drawn without the planted
+# family bias (the challenge was repaired): its verdict is flagged in the windows before and
+# passes after, so the window of `fixed_at` is a fix. The challenge must carry a planted
+# family bias for `family`; only those attempts' scores are redrawn.
+BIAS_FIX_PLANT: dict[str, Any] = {
+    "challenge_id": "ch-s04",
+    "family": "llama",
+    "fixed_at": "2026-05-01",
+}
+
+
+def _plant_bias_fix(
+    spec: PlatformSpec,
+    challenges: _Challenges,
+    attempts: pa.Table,
+    agents: pa.Table,
+    expected: np.ndarray,
+    agent_family_idx: np.ndarray,
+    bias: np.ndarray,
+) -> tuple[pa.Table, dict[str, Any]]:
+    """Redraw the family's scores on the challenge from `fixed_at` without its bias."""
+    plant = BIAS_FIX_PLANT
+    challenge_id, family = plant["challenge_id"], plant["family"]
+    if challenge_id not in challenges.ids or family not in spec.families:
+        raise ValueError(f"bias_fix needs challenge {challenge_id!r} and family {family!r}")
+    target, f = challenges.ids.index(challenge_id), spec.families.index(family)
+    shift = float(bias[target, f])
+    if shift == 0:
+        raise ValueError(f"bias_fix needs a planted bias of {family!r} on {challenge_id!r}")
+    rng = np.random.default_rng([spec.seed, 5])
+    agent_idx = pc.index_in(attempts.column("agent_id"), value_set=agents.column("agent_id"))
+    agent_idx = np.asarray(agent_idx.to_numpy(zero_copy_only=False), dtype=np.int64)
+    score = np.asarray(attempts.column("score").to_numpy(zero_copy_only=False), dtype=np.float64)
+    fixed_at = np.datetime64(f"{plant['fixed_at']}T00:00:00", "us")
+    redrawn = np.flatnonzero(
+        pc.equal(attempts.column("challenge_id"), challenge_id).to_numpy(zero_copy_only=False)
+        & (agent_family_idx[agent_idx] == f)
+        & (attempts.column("submitted_at").to_numpy() >= fixed_at)
+        & ~np.isnan(score)
+    )
+    new = expected[target, agent_idx[redrawn]] - shift
+    new += spec.noise_sd * rng.standard_normal(redrawn.size)
+    crashed = rng.random(redrawn.size) < spec.crash_rate
+    new[crashed] = rng.uniform(0.0, CRASH_SCORE_MAX, int(crashed.sum()))
+    np.clip(new, 0.0, 100.0, out=new)
+    if spec.integer_scores:
+        np.rint(new, out=new)
+    score[redrawn] = new
+    position = attempts.schema.get_field_index("score")
+    attempts = attempts.set_column(
+        position, "score", pa.array(score, pa.float64(), mask=np.isnan(score))
+    )
+    return attempts, {
+        **plant,
+        "removed_shift": shift,
+        "attempts_redrawn": int(redrawn.size),
+        "fixed_window_start": plant["fixed_at"],  # with the default monthly window
+    }
+
+
 # --- Verdict drift (F4 verdict history): a model family that arrives late ----------------
 # The family's agents submit only from `arrives_at`, at the platform's per-agent rate, and
 # gain `shift` points on `challenge_id` (a standalone challenge with no other plant). The
@@ -1134,7 +1210,16 @@ def _plant_verdict_drift(
     # the family's ordinary attempts, from its arrival, at the platform's per-agent rate
     n_own = round(spec.n_attempts / n_old * n_new * (end - arrival) / (end - start))
     own_agent = n_old + rng.integers(0, n_new, n_own)
-    own_challenge = rng.integers(0, len(challenges.ids), n_own)
+    # the late family labels no approach: it stays off the approach plants' challenges,
+    # where a score depends on the label (it would look better than the labelled families)
+    unlabelled = np.array(
+        [
+            i
+            for i, c in enumerate(challenges.ids)
+            if not (spec.detector_plants and c in DETECTOR_PLANTS["approaches"])
+        ]
+    )
+    own_challenge = unlabelled[rng.integers(0, unlabelled.size, n_own)]
     own_when = rng.integers(arrival, end, n_own)
     # the popular challenge's extra attempts, by the agents that exist at the time
     months = int(
@@ -1476,21 +1561,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--detector-plants",
         action="store_true",
-        help="plant the other detectors' signals (and the verdict drift) and write "
-        "test_cases/test_results too",
+        help="plant the other detectors' signals (and the verdict drift and fix) and write "
+        "their optional tables too",
+    )
+    parser.add_argument(
+        "--quickstart",
+        action="store_true",
+        help="the `make demo` platform (QUICKSTART_DEMO); --attempts, --dirty and "
+        "--detector-plants are then ignored",
     )
     parser.add_argument("--truth-json", metavar="PATH", help="also write the planted truth as JSON")
     args = parser.parse_args(argv)
 
-    platform = generate_platform(
-        PlatformSpec(
+    spec = (
+        dataclasses.replace(QUICKSTART_DEMO, seed=args.seed)
+        if args.quickstart
+        else PlatformSpec(
             seed=args.seed,
             n_attempts=args.attempts,
             dirty=args.dirty,
             detector_plants=args.detector_plants,
             verdict_drift=args.detector_plants,
+            bias_fix=args.detector_plants,
         )
     )
+    platform = generate_platform(spec)
     if args.duckdb:
         write_duckdb(platform, args.duckdb, args.schema)
         where = f"{args.duckdb} (schema {args.schema})"
