@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 DATABASE ?= challenge_fairness.duckdb
 REPORT ?= target/fairness_report.html
 
-.PHONY: setup demo report lint test bench clean
+.PHONY: setup browser demo report lint test bench clean
 
 setup: $(VENV)/.installed
 
@@ -34,7 +34,21 @@ lint: setup
 	$(BIN)/ruff format --check python_udfs tests bench
 	$(BIN)/mypy python_udfs/challenge_fairness
 
-test: lint
+# The report and docs tests render pages in Debian's headless Chromium (driven by the
+# pinned playwright package, never `playwright install`): installed here when missing.
+browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+		if [ "$$(id -u)" -eq 0 ]; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends chromium fonts-dejavu-core; \
+		else \
+			echo "make test needs Debian's chromium at /usr/bin/chromium for the report and docs" \
+				"tests: sudo apt-get install -y --no-install-recommends chromium" >&2; \
+			exit 1; \
+		fi; \
+	fi
+
+test: lint browser
 	$(BIN)/python -m pytest
 
 bench: setup

@@ -26,6 +26,7 @@ PRECEDENCE = [
     "fix_rubric",
     "fix_briefing",
     "rebalance_combinations",
+    "confirm_fix",
 ]
 UNEXPLAINED = (
     "family bias that no detector attributes to the tests, briefing or rubric:"

@@ -446,6 +446,10 @@ def test_demo_reports_its_planted_biases_and_nothing_else(tmp_path: Path) -> Non
         ("ch-s04", "2026-05-01", False),
     ]
     assert demo.detector_truth["bias_fix"]["fixed_window_start"] == "2026-05-01"
+    queue = read_table(database, "select * from main.rpt_review_queue where is_latest_week")
+    actions = dict(zip(queue.challenge_id, queue.recommended_action, strict=True))
+    assert actions["ch-s04"] == "confirm_fix"  # fixed in May: confirm, do not retire
+    assert actions["ch-s12"] == "retire_challenge"  # the drift: inspect, retire if no cause
     # Every other detector finds its plant, and nothing else.
     detector_lines = summary.split("Other detectors:")[1].split("Great Expectations gate:")[0]
     findings = [line.strip() for line in detector_lines.strip().splitlines()]

@@ -44,6 +44,16 @@ MARTS = (
     "fct_briefing_domain_assumptions",
     "fct_rubric_item_bias",
     "fct_rubric_style_lint",
+    # F4 history, reporting and remedies
+    "fct_challenge_verdict_history",
+    "rpt_platform_fairness_score",
+    "rpt_monthly_bias_report",
+    "rpt_daily_bias_scan",
+    "rpt_review_queue",
+    "rpt_flagged_challenge_score_distributions",
+    "fct_combination_tiers",
+    "fct_equivalent_combination_pools",
+    "fct_difficulty_adjusted_scores",
 )
 
 
@@ -125,6 +135,8 @@ def summarise(database: Path, schema: str = "main") -> str:
         ]
 
         lines += _history_lines(connection, schema)
+        lines += _review_queue_lines(connection, schema)
+        lines += _remedy_lines(connection, schema)
 
         counts = _rows(
             connection,
@@ -142,6 +154,49 @@ def summarise(database: Path, schema: str = "main") -> str:
 
     lines.append(f"Marts are tables in {database} (schema {schema}): {', '.join(MARTS)}.")
     return "\n".join(lines)
+
+
+def _review_queue_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
+    """This week's review queue (rpt_review_queue): what to fix, why, and what to do."""
+    rows = _rows(
+        connection,
+        f"""select priority, challenge_id, recommended_action, detectors, week_start, scan_date
+        from {schema}.rpt_review_queue where is_latest_week order by priority""",
+    )
+    if not rows:
+        return ["Review queue: nothing to review (no findings in the latest scan)"]
+    week, scan = rows[0][4], rows[0][5]
+    lines = [f"Review queue, week of {week} (scan of {scan}): {len(rows)} challenges"]
+    lines += [
+        f"  {p}. {c}: {action.upper()} [{detectors}]" for p, c, action, detectors, _w, _s in rows
+    ]
+    return lines
+
+
+def _remedy_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
+    """Combination remedies: tiers away from standard, and each template's recommended pool."""
+    tiers = _rows(
+        connection,
+        f"""select template_id, variable_combination, combination_difficulty, tier_label
+        from {schema}.fct_combination_tiers
+        where status = 'measured' and difficulty_band <> 0
+        order by template_id, combination_difficulty""",
+    )
+    pools = _rows(
+        connection,
+        f"""select template_id, any_value(pool_id), any_value(pool_size), any_value(pool_range)
+        from {schema}.fct_equivalent_combination_pools where is_recommended_pool
+        group by template_id order by template_id""",
+    )
+    lines = ["Combination remedies (ability-adjusted difficulty):"]
+    lines += [f"  tier: {t} {v}: {d:+.1f} points ({label})" for t, v, d, label in tiers] or [
+        "  tier: every measured combination is in its template's standard tier"
+    ]
+    lines += [
+        f"  recommended pool: {t}: {pool} ({n} combinations within {span:.1f} points)"
+        for t, pool, n, span in pools
+    ]
+    return lines
 
 
 def _detector_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:

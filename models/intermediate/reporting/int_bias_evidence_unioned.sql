@@ -15,10 +15,14 @@
     2 fix_tests, 3 fix_rubric: the score itself is wrong for some attempts;
     4 fix_briefing: the task statement favours a family;
     5 rebalance_combinations: the challenge is fine, its variable combination is too hard
-      or too easy compared with its template's others.
+      or too easy compared with its template's others;
+    6 confirm_fix: a flagged family bias whose challenge was fixed (fct_challenge_verdict_history:
+      pass in every decided window since its latest fix): the all-time verdict still counts
+      the earlier, biased attempts; confirm the change and re-baseline instead of retiring.
 #}
 {%- set actions = [
-    'retire_challenge', 'fix_tests', 'fix_rubric', 'fix_briefing', 'rebalance_combinations'
+    'retire_challenge', 'fix_tests', 'fix_rubric', 'fix_briefing', 'rebalance_combinations',
+    'confirm_fix'
 ] %}
 {%- set action_precedence -%}
     case recommended_action
@@ -29,6 +33,10 @@ with
 
 challenges as (
     select * from {{ ref('stg_platform__challenges') }}
+),
+
+verdict_history as (
+    select * from {{ ref('fct_challenge_verdict_history') }}
 ),
 
 verdicts as (
@@ -506,6 +514,17 @@ replacing_experiments as (
         and experiments.verdict = 'success'
 ),
 
+{#- Challenges fixed and holding: their latest fix comes after their latest flagged window. #}
+holding_fixes as (
+    select
+        challenge_id,
+        max(window_start) filter (where is_fixed) as fixed_in_window
+    from verdict_history
+    group by challenge_id
+    having max(window_start) filter (where is_fixed)
+        > coalesce(max(window_start) filter (where verdict = 'flagged'), date '0001-01-01')
+),
+
 family_findings as (
     select
         flagged_family_effects.challenge_id,
@@ -528,10 +547,17 @@ family_findings as (
             || {{ format_number('flagged_family_effects.challenge_q_value', '%.2g') }}
             || '; threshold {{ var("family_deviation_threshold") }} points)' as evidence,
         case
+            when holding_fixes.challenge_id is not null then 'confirm_fix'
             when family_causes.cause_action is not null then family_causes.cause_action
             else 'retire_challenge'
         end as recommended_action,
         case
+            when holding_fixes.challenge_id is not null then
+                'the bias is gone since the window of '
+                || cast(holding_fixes.fixed_in_window as varchar)
+                || ' (fct_challenge_verdict_history: pass in every decided window since);'
+                || ' the all-time verdict still counts the earlier, biased attempts: confirm'
+                || ' the change that fixed it and re-baseline'
             when family_causes.cause_action is not null then
                 'the family bias is attributed to the ' || family_causes.cause_detector
                 || ' finding ' || family_causes.cause_finding_id || ' on this challenge: '
@@ -552,6 +578,8 @@ family_findings as (
         and family_causes.cause_rank = 1
     left join replacing_experiments
         on flagged_family_effects.challenge_id = replacing_experiments.challenge_id
+    left join holding_fixes
+        on flagged_family_effects.challenge_id = holding_fixes.challenge_id
 ),
 
 findings_unioned as (

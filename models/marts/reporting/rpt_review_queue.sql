@@ -85,7 +85,7 @@ first_scans as (
 ),
 
 {#- Priority within the week: challenges whose verdict is flagged first (they bias the
-    leaderboard now), then the finding farthest beyond its threshold, then the smallest q,
+    leaderboard now; not those whose bias was fixed since, action confirm_fix), then the finding farthest beyond its threshold, then the smallest q,
     then the most findings. #}
 prioritised as (
     select
@@ -95,7 +95,8 @@ prioritised as (
         row_number() over (
             partition by challenge_summaries.week_start
             order by
-                coalesce(challenge_summaries.verdict = 'flagged', false) desc,
+                coalesce(challenge_summaries.verdict = 'flagged', false)
+                    and challenge_summaries.recommended_action <> 'confirm_fix' desc,
                 challenge_summaries.max_severity desc nulls last,
                 challenge_summaries.min_q_value asc nulls last,
                 challenge_summaries.findings desc,
