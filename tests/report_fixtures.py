@@ -21,7 +21,7 @@ PARALLEL_MARTS = (
     "rpt_monthly_bias_report",
     "rpt_review_queue",
 )
-SPEC = PlatformSpec(seed=7, n_attempts=20_000)
+SPEC = PlatformSpec(seed=7, n_attempts=120_000)  # enough per month to flag in the history
 
 _cache: dict[str, dict[str, Any]] = {}
 

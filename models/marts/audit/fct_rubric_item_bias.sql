@@ -86,38 +86,12 @@ judged as (
         style_summaries.style_rule_ids,
         style_summaries.style_matches,
         style_summaries.suggested_rewording,
-        case
-            when coalesce(dif_tested.families_tested, 0) < 2 then 'insufficient_evidence'
-            when dif_tested.status is distinct from 'ok' then 'not_testable'
-            when dif_tested.gcmh_q_value < {{ alpha }}
-                and family_summaries.large_dif_families > 0 then 'review_recommended'
-            else 'no_large_dif'
-        end as verdict,
-        case
-            when coalesce(dif_tested.families_tested, 0) < 2 then
-                coalesce(dif_tested.families_tested, 0)
-                || ' families with at least dif_min_family_results = {{ min_results }}'
-                || ' scored results; DIF needs two'
-            when dif_tested.status is distinct from 'ok' then
-                'generalised CMH not computable: ' || dif_tested.reason
-            when dif_tested.gcmh_q_value < {{ alpha }}
-                and family_summaries.large_dif_families > 0 then
-                family_summaries.large_dif_evidence
-                || '; families earn it at different rates within score bands (generalised CMH q = '
-                || {{ format_number('dif_tested.gcmh_q_value', '%.2g') }}
-                || ' < alpha = {{ alpha }}): check whether it rewards a style rather than'
-                || ' behaviour'
-                || coalesce(' (style wording: ' || style_summaries.style_matches || ')', '')
-            when dif_tested.gcmh_q_value < {{ alpha }} then
-                'families earn it at different rates within score bands (generalised CMH q = '
-                || {{ format_number('dif_tested.gcmh_q_value', '%.2g') }}
-                || '), but no family''s DIF is large (largest: '
-                || coalesce(family_summaries.lead_evidence, 'none computable') || ')'
-            else
-                'no evidence that families earn it at different rates at the same score'
-                || ' (generalised CMH q = '
-                || {{ format_number('dif_tested.gcmh_q_value', '%.2g') }} || ' >= alpha = {{ alpha }})'
-        end as reason
+        {{ dif_item_verdict() }} as verdict,
+        {{ dif_item_verdict_reason(
+            'earn',
+            'check whether it rewards a style rather than behaviour',
+            "coalesce(' (style wording: ' || style_summaries.style_matches || ')', '')"
+        ) }} as reason
     from rubric_items
     left join scores_counted
         on rubric_items.rubric_item_id = scores_counted.rubric_item_id

@@ -56,37 +56,8 @@ judged as (
         family_summaries.lead_d_dif,
         family_summaries.lead_d_dif_se,
         family_summaries.lead_ets_class,
-        case
-            when coalesce(dif_tested.families_tested, 0) < 2 then 'insufficient_evidence'
-            when dif_tested.status is distinct from 'ok' then 'not_testable'
-            when dif_tested.gcmh_q_value < {{ alpha }}
-                and family_summaries.large_dif_families > 0 then 'review_recommended'
-            else 'no_large_dif'
-        end as verdict,
-        case
-            when coalesce(dif_tested.families_tested, 0) < 2 then
-                coalesce(dif_tested.families_tested, 0)
-                || ' families with at least dif_min_family_results = {{ min_results }}'
-                || ' scored results; DIF needs two'
-            when dif_tested.status is distinct from 'ok' then
-                'generalised CMH not computable: ' || dif_tested.reason
-            when dif_tested.gcmh_q_value < {{ alpha }}
-                and family_summaries.large_dif_families > 0 then
-                family_summaries.large_dif_evidence
-                || '; families pass it at different rates within score bands (generalised CMH q = '
-                || {{ format_number('dif_tested.gcmh_q_value', '%.2g') }}
-                || ' < alpha = {{ alpha }}): check whether it tests names or formats'
-                || ' rather than behaviour'
-            when dif_tested.gcmh_q_value < {{ alpha }} then
-                'families pass it at different rates within score bands (generalised CMH q = '
-                || {{ format_number('dif_tested.gcmh_q_value', '%.2g') }}
-                || '), but no family''s DIF is large (largest: '
-                || coalesce(family_summaries.lead_evidence, 'none computable') || ')'
-            else
-                'no evidence that families pass it at different rates at the same score'
-                || ' (generalised CMH q = '
-                || {{ format_number('dif_tested.gcmh_q_value', '%.2g') }} || ' >= alpha = {{ alpha }})'
-        end as reason
+        {{ dif_item_verdict() }} as verdict,
+        {{ dif_item_verdict_reason('pass', 'check whether it tests names or formats rather than behaviour') }} as reason
     from test_cases
     left join results_counted
         on test_cases.test_case_id = results_counted.test_case_id
