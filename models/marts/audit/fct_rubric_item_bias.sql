@@ -1,5 +1,3 @@
-{%- set min_results = var('dif_min_family_results') %}
-{%- set alpha = var('alpha') %}
 with
 
 rubric_items as (
