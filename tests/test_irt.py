@@ -110,12 +110,27 @@ def test_recovers_known_parameters_from_simulated_2pl_data() -> None:
 
 
 def test_many_attempts_per_agent_refine_the_grid_and_still_recover() -> None:
-    """30 agents with 150 attempts per challenge: posteriors far narrower than the start grid."""
+    """30 agents with 150 attempts per challenge: posteriors far narrower than the start grid,
+    so every agent gets its own grid; its quadrature equals a very fine shared grid."""
     rng = np.random.default_rng(7)
     data = simulate_2pl(rng, agents=30, items=12, trials=150)
     result = fit(data)
     assert result.converged
-    assert result.grid_points > len(irt.quadrature_grid(irt.START_SPACING)[0])
+    assert result.quadrature is not None
+    theta, log_weights = result.quadrature
+    assert theta.shape == (30, irt.LOCAL_POINTS)
+    spacing = theta[:, 1] - theta[:, 0]
+    assert np.all(spacing <= result.ability_se / 1.5)
+    # Centred on each posterior (up to re-centring tolerance and mode vs mean), 10 SDs wide.
+    centre_gap = np.abs(theta[:, irt.LOCAL_POINTS // 2] - result.ability)
+    assert np.all(centre_gap < 3 * result.ability_se)
+    # The same marginal likelihood and optimum as a shared grid 60x finer than the start grid.
+    x = np.concatenate([result.discrimination, result.intercept])
+    n, k = data["n"].astype(float), data["k"].astype(float)
+    fine_theta, fine_weights = irt.quadrature_grid(irt.START_SPACING / 60)
+    value, gradient = irt.negative_log_likelihood(x, n, k, fine_theta, fine_weights)
+    assert -value == pytest.approx(result.log_likelihood, rel=1e-10)
+    assert float(np.max(np.abs(gradient))) < 1e-3
     assert np.all(result.ability_se < 0.3)
     assert np.corrcoef(data["b"], result.difficulty)[0, 1] > 0.95
     assert scipy_stats.spearmanr(data["theta"], result.ability).statistic > 0.95
@@ -126,7 +141,8 @@ def test_contrast_standard_error_equals_the_numerical_inverse_hessian() -> None:
     data = simulate_2pl(rng, agents=60, items=5, trials=8)
     result = fit(data)
     x = np.concatenate([result.discrimination, result.intercept])
-    theta, log_weights = irt.quadrature_grid(2 * irt.GRID_LIMIT / (result.grid_points - 1))
+    assert result.quadrature is not None
+    theta, log_weights = result.quadrature
     n, k = data["n"].astype(float), data["k"].astype(float)
     covariance = np.linalg.inv(
         numeric_hessian(lambda p: irt.negative_log_likelihood(p, n, k, theta, log_weights), x)
@@ -308,3 +324,33 @@ def test_irt_without_passing_and_failing_attempts_says_so() -> None:
     assert not coverage.loc[0, "is_available"]
     assert "every scored attempt passes" in coverage.loc[0, "missing_inputs"]
     assert coverage.loc[0, "rows_analysed"] == 0
+
+
+@given(st.lists(st.floats(-800, 800), min_size=1, max_size=50))
+@settings(max_examples=60, deadline=None)
+def test_log_expit_equals_scipy(values: list[float]) -> None:
+    z = np.asarray(values)
+    np.testing.assert_allclose(irt._log_expit(z), special.log_expit(z), rtol=1e-13, atol=1e-300)
+
+
+def test_adaptive_fit_agrees_with_a_fine_shared_grid_fit() -> None:
+    """Agents with 400 attempts per challenge: the per-agent-grid fit and L-BFGS-B on a
+    shared grid fine enough for those posteriors reach the same optimum."""
+    rng = np.random.default_rng(5)
+    data = simulate_2pl(rng, agents=12, items=6, trials=400)
+    result = fit(data)
+    assert result.quadrature is not None and result.quadrature[0].ndim == 2
+    n, k = data["n"].astype(float), data["k"].astype(float)
+    theta, log_weights = irt.quadrature_grid(float(result.ability_se.min()) / 3)
+    start = np.concatenate([result.discrimination, result.intercept]) * 0.9
+    reference = optimize.minimize(
+        irt.negative_log_likelihood,
+        start,
+        args=(n, k, theta, log_weights),
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": 5000, "ftol": 0, "gtol": 1e-9},
+    )
+    x = np.concatenate([result.discrimination, result.intercept])
+    np.testing.assert_allclose(x, reference.x, rtol=1e-5, atol=1e-5)
+    assert -reference.fun == pytest.approx(result.log_likelihood, rel=1e-10)

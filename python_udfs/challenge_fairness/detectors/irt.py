@@ -14,9 +14,14 @@ is ``scipy.optimize.minimize`` (L-BFGS-B, bounded so that separable data cannot 
 
 Grid: the trapezoid rule on a uniform grid integrates a smooth, Gaussian-like integrand of
 standard deviation s with relative error about 2 exp(-2 pi^2 s^2 / h^2) for spacing h, so
-it is accurate once h <= s. Agents with thousands of attempts have very narrow posteriors,
-so the fit starts on a coarse grid and refines it until h <= (smallest posterior SD) / 1.5,
-the posterior SD approximated by 1 / sqrt(1 + Fisher information of the agent's attempts).
+it is accurate once h <= s. The fit starts on a coarse grid shared by all agents; agents
+with thousands of attempts have posteriors far narrower than it, and then every agent gets
+its own grid (adaptive quadrature): 41 points spanning its posterior mode +- 10 Laplace SDs
+(the mode and SD by Newton steps on its log posterior), re-centred after each fit until
+no mode moved by half an SD. Each point carries the N(0, 1) prior density times the
+spacing, so the integral is the same marginal likelihood. The cost of one likelihood
+evaluation is (agents x challenges x 41), whatever the number of attempts behind the
+counts (a shared grid fine enough for 100,000 attempts per agent needs thousands of points).
 
 Standard errors: the observed information of the marginal likelihood by Louis' (1982)
 identity, -d2 log L = sum_j E_j[-d2 l_j] - Var_j[d l_j] (posterior moments over the grid,
@@ -36,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy import optimize, special
+from scipy import linalg, optimize, special
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -51,9 +56,15 @@ DISCRIMINATION_BOUND = 8.0  # |a| on the logit-per-SD-of-ability scale: a step f
 INTERCEPT_BOUND = 25.0  # |d|: pass probabilities within expit(+-25)
 GRID_LIMIT = 6.0  # abilities integrated over [-6, 6] (N(0, 1) mass outside: 2e-9)
 START_SPACING = 0.25
-MIN_SPACING = 0.004  # at most 3,001 grid points
-SPACING_SAFETY = 1.5  # h <= smallest posterior SD / 1.5
-MAX_GRID_ROUNDS = 4
+SPACING_SAFETY = 1.5  # the shared grid serves while h <= smallest posterior SD / 1.5
+LOCAL_HALF_WIDTH = 10.0  # per-agent grids span the mode +- 10 Laplace SDs ...
+LOCAL_POINTS = 41  # ... in steps of SD / 2 (trapezoid error about 2 exp(-8 pi^2) ~ 1e-34)
+MODE_ITERATIONS = 100
+NEWTON_STEPS = 30  # Newton steps on per-agent grids (quadratic convergence: a handful)
+NEWTON_HALVINGS = 20
+NEWTON_TOLERANCE = 1e-9
+NEWTON_SLACK = 1e-13  # rounding allowance when comparing objective values
+MODE_TOLERANCE = 1e-10
 POSTERIOR_FLOOR = 1e-14  # grid points with less posterior mass skip the information sum
 GRADIENT_TOLERANCE = 1e-3
 
@@ -82,7 +93,8 @@ class IrtFit:
     converged: bool
     message: str
     log_likelihood: float | None
-    grid_points: int
+    grid_points: int  # quadrature points per agent
+    quadrature: tuple[FloatArray, FloatArray] | None = None  # (theta, log weights) of the fit
 
 
 def quadrature_grid(spacing: float) -> tuple[FloatArray, FloatArray]:
@@ -93,6 +105,54 @@ def quadrature_grid(spacing: float) -> tuple[FloatArray, FloatArray]:
     return theta, log_density - special.logsumexp(log_density)
 
 
+def adaptive_grids(center: FloatArray, scale: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Per-agent grids (agents x LOCAL_POINTS) around `center` spaced `scale` / 2, with the
+    trapezoid log weights of the N(0, 1) prior (log density + log spacing)."""
+    unit = np.linspace(-LOCAL_HALF_WIDTH, LOCAL_HALF_WIDTH, LOCAL_POINTS)
+    theta = center[:, None] + scale[:, None] * unit
+    spacing = scale * (unit[1] - unit[0])
+    log_weights = -0.5 * theta**2 - 0.5 * np.log(2 * np.pi) + np.log(spacing)[:, None]
+    return theta, log_weights
+
+
+def _shared_grid_resolves(scale: FloatArray) -> bool:
+    """Whether the coarse shared grid resolves posteriors of these SDs (h <= SD / 1.5)."""
+    return float(scale.min()) / SPACING_SAFETY >= 0.8 * START_SPACING
+
+
+def _agent_grids(
+    theta: FloatArray, log_weights: FloatArray, agents: int
+) -> tuple[FloatArray, FloatArray]:
+    """A shared grid (Q,) broadcast to every agent, or per-agent grids (J, Q) as they are."""
+    if theta.ndim == 1:
+        return (
+            np.broadcast_to(theta, (agents, theta.size)),
+            np.broadcast_to(log_weights, (agents, theta.size)),
+        )
+    return theta, log_weights
+
+
+def _log_expit(z: FloatArray) -> FloatArray:
+    """log(expit(z)) = min(z, 0) - log1p(exp(-|z|)), stable for any z (and several times
+    faster than scipy.special.log_expit on large arrays)."""
+    result: FloatArray = np.minimum(z, 0.0) - np.log1p(np.exp(-np.abs(z)))
+    return result
+
+
+@dataclass(frozen=True)
+class _Posterior:
+    """Quadrature of one parameter vector: per-agent marginal log likelihoods (J), grid
+    posteriors (J x Q), pass probabilities (J x Q x I) and the posterior moments the
+    gradient needs: E_j[p_i] and E_j[theta p_i] (J x I)."""
+
+    log_marginal: FloatArray
+    posterior: FloatArray
+    theta: FloatArray
+    p: FloatArray
+    mean_p: FloatArray
+    mean_theta_p: FloatArray
+
+
 def _posterior(
     a: FloatArray,
     d: FloatArray,
@@ -100,14 +160,28 @@ def _posterior(
     successes: FloatArray,
     theta: FloatArray,
     log_weights: FloatArray,
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Per-agent marginal log likelihoods (J), grid posteriors (J x Q), probabilities (Q x I)."""
-    z = np.outer(theta, a) + d
-    log_p, log_not_p = special.log_expit(z), special.log_expit(-z)
-    log_joint = successes @ log_p.T + (trials - successes) @ log_not_p.T + log_weights
+) -> _Posterior:
+    """Integrate every agent's likelihood over its grid (shared (Q,) or per agent (J, Q))."""
+    theta, log_weights = _agent_grids(theta, log_weights, trials.shape[0])
+    z = theta[:, :, None] * a + d  # J x Q x I
+    log_p = _log_expit(z)
+    log_not_p = log_p - z  # log(1 - expit(z)) = log expit(z) - z
+    log_joint = (
+        np.einsum("ji,jqi->jq", successes, log_p)
+        + np.einsum("ji,jqi->jq", trials - successes, log_not_p)
+        + log_weights
+    )
     log_marginal = special.logsumexp(log_joint, axis=1)
     posterior = np.exp(log_joint - log_marginal[:, None])
-    return log_marginal, posterior, special.expit(z)
+    p = np.exp(log_p)
+    return _Posterior(
+        log_marginal=log_marginal,
+        posterior=posterior,
+        theta=theta,
+        p=p,
+        mean_p=np.einsum("jq,jqi->ji", posterior, p),
+        mean_theta_p=np.einsum("jq,jqi->ji", posterior * theta, p),
+    )
 
 
 def negative_log_likelihood(
@@ -119,15 +193,17 @@ def negative_log_likelihood(
 ) -> tuple[float, FloatArray]:
     """Marginal negative log likelihood (binomial constants dropped) and its gradient.
 
-    ``parameters`` = (a_1..a_I, d_1..d_I); ``trials``/``successes`` are agents x items.
-    d/da_i = -sum_q theta_q r_qi, d/dd_i = -sum_q r_qi with r_qi = sum_j post_jq (k_ji - n_ji p_qi).
+    ``parameters`` = (a_1..a_I, d_1..d_I); ``trials``/``successes`` are agents x items;
+    ``theta``/``log_weights`` one grid for all agents (Q,) or one per agent (J, Q).
+    d/da_i = -sum_j (k_ji E_j[theta] - n_ji E_j[theta p_i]), d/dd_i = -sum_j (k_ji - n_ji E_j[p_i]).
     """
     items = trials.shape[1]
     a, d = parameters[:items], parameters[items:]
-    log_marginal, posterior, p = _posterior(a, d, trials, successes, theta, log_weights)
-    residual = posterior.T @ successes - p * (posterior.T @ trials)
-    gradient = -np.concatenate([theta @ residual, residual.sum(axis=0)])
-    return float(-log_marginal.sum()), gradient
+    q = _posterior(a, d, trials, successes, theta, log_weights)
+    mean_theta = np.einsum("jq,jq->j", q.posterior, q.theta)
+    gradient_a = -(successes * mean_theta[:, None] - trials * q.mean_theta_p).sum(axis=0)
+    gradient_d = -(successes - trials * q.mean_p).sum(axis=0)
+    return float(-q.log_marginal.sum()), np.concatenate([gradient_a, gradient_d])
 
 
 def observed_information(
@@ -143,31 +219,35 @@ def observed_information(
     """
     items = trials.shape[1]
     a, d = parameters[:items], parameters[items:]
-    _, posterior, p = _posterior(a, d, trials, successes, theta, log_weights)
-    expected_trials = posterior.T @ trials  # Q x I: sum_j post_jq n_ji
-    curvature = expected_trials * p * (1 - p)
+    q = _posterior(a, d, trials, successes, theta, log_weights)
+    # Complete-data information, item-diagonal blocks:
+    # sum_j E_j[n_ji p (1 - p) (theta^2, theta, 1)].
+    curvature = trials[:, None, :] * q.p * (1 - q.p) * q.posterior[:, :, None]  # J x Q x I
     complete = np.zeros((2 * items, 2 * items))
     index = np.arange(items)
-    complete[index, index] = theta**2 @ curvature
-    complete[index, index + items] = complete[index + items, index] = theta @ curvature
-    complete[index + items, index + items] = curvature.sum(axis=0)
+    complete[index, index] = np.einsum("jq,jqi->i", q.theta**2, curvature)
+    complete[index, index + items] = complete[index + items, index] = np.einsum(
+        "jq,jqi->i", q.theta, curvature
+    )
+    complete[index + items, index + items] = curvature.sum(axis=(0, 1))
 
-    score_moments = np.zeros((2 * items, 2 * items))  # sum_j E_j[s s']
-    for q, ability in enumerate(theta):
-        weights = posterior[:, q]
-        rows = weights > POSTERIOR_FLOOR
-        if not rows.any():
-            continue
-        residual = successes[rows] - trials[rows] * p[q]
-        block = (residual * weights[rows, None]).T @ residual
-        score_moments[:items, :items] += ability**2 * block
-        score_moments[:items, items:] += ability * block
-        score_moments[items:, items:] += block
+    # sum_j E_j[s s'] with s = (theta r, r), r_i = k_ji - n_ji p_i: one product over the
+    # (agent, grid point) rows that carry posterior mass.
+    rows = q.posterior > POSTERIOR_FLOOR
+    weights = q.posterior[rows]
+    abilities = q.theta[rows]
+    residual = successes[:, None, :] - trials[:, None, :] * q.p  # J x Q x I
+    residual = residual[rows]
+    weighted = residual * weights[:, None]
+    score_moments = np.zeros((2 * items, 2 * items))
+    score_moments[:items, :items] = (weighted * abilities[:, None] ** 2).T @ residual
+    score_moments[:items, items:] = (weighted * abilities[:, None]).T @ residual
+    score_moments[items:, items:] = weighted.T @ residual
     score_moments[items:, :items] = score_moments[:items, items:].T
 
-    mean_theta = posterior @ theta
-    mean_d = successes - trials * (posterior @ p)
-    mean_a = successes * mean_theta[:, None] - trials * ((posterior * theta) @ p)
+    mean_theta = np.einsum("jq,jq->j", q.posterior, q.theta)
+    mean_d = successes - trials * q.mean_p
+    mean_a = successes * mean_theta[:, None] - trials * q.mean_theta_p
     mean_scores = np.hstack([mean_a, mean_d])  # J x 2I: E_j[s]
     information: FloatArray = complete - (score_moments - mean_scores.T @ mean_scores)
     return information
@@ -189,13 +269,80 @@ def _dense_counts(
     return trial_matrix, success_matrix
 
 
-def _posterior_sd_bound(
-    a: FloatArray, d: FloatArray, trials: FloatArray, ability: FloatArray
-) -> FloatArray:
-    """Approximate posterior SD per agent: 1 / sqrt(1 + Fisher information at its ability)."""
-    p = special.expit(np.outer(ability, a) + d)
-    information = (trials * p * (1 - p)) @ a**2
-    return np.asarray(1 / np.sqrt(1 + information), dtype=np.float64)
+def posterior_modes(
+    a: FloatArray, d: FloatArray, trials: FloatArray, successes: FloatArray, start: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Each agent's posterior mode of theta and the Laplace SD there (1 / sqrt(curvature)).
+
+    Damped Newton steps on the log posterior, all agents at once: the 2PL log likelihood is
+    concave in theta and the N(0, 1) prior adds curvature 1, so it converges from any start.
+    """
+    theta = start.copy()
+    for _ in range(MODE_ITERATIONS):
+        p = special.expit(np.outer(theta, a) + d)
+        slope = (successes - trials * p) @ a - theta
+        curvature = (trials * p * (1 - p)) @ a**2 + 1
+        step = np.clip(slope / curvature, -1.0, 1.0)
+        theta += step
+        if float(np.max(np.abs(step), initial=0.0)) < MODE_TOLERANCE:
+            break
+    p = special.expit(np.outer(theta, a) + d)
+    curvature = (trials * p * (1 - p)) @ a**2 + 1
+    return theta, np.asarray(1 / np.sqrt(curvature), dtype=np.float64)
+
+
+def _adaptive_newton(
+    parameters: FloatArray, trials: FloatArray, successes: FloatArray, mode: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Newton steps on the marginal likelihood with per-agent grids around the current modes.
+
+    Every evaluation places each agent's grid on its posterior mode under the parameters
+    being evaluated, so the quadrature is accurate wherever the step goes, and the steps
+    use the exact (Louis) Hessian with halving until the objective falls. Items at a bound
+    stay there. Returns the parameters and the grids (theta, log weights) they were fitted on.
+    """
+    items = trials.shape[1]
+
+    def evaluate(
+        x: FloatArray, start: FloatArray
+    ) -> tuple[float, FloatArray, FloatArray, FloatArray, FloatArray]:
+        centre, scale = posterior_modes(x[:items], x[items:], trials, successes, start)
+        theta, log_weights = adaptive_grids(centre, scale)
+        value, gradient = negative_log_likelihood(x, trials, successes, theta, log_weights)
+        return value, gradient, theta, log_weights, centre
+
+    x = parameters.copy()
+    value, gradient, theta, log_weights, mode = evaluate(x, mode)
+    for _ in range(NEWTON_STEPS):
+        a, d = x[:items], x[items:]
+        interior = (np.abs(a) < DISCRIMINATION_BOUND - 1e-6) & (np.abs(d) < INTERCEPT_BOUND - 1e-6)
+        free = np.concatenate([interior, interior])
+        if not free.any():
+            break
+        hessian = observed_information(x, trials, successes, theta, log_weights)
+        try:
+            step = linalg.cho_solve(linalg.cho_factor(hessian[np.ix_(free, free)]), gradient[free])
+        except linalg.LinAlgError:
+            step = gradient[free] / max(1.0, float(np.max(np.abs(np.diag(hessian)))))
+        length = 1.0
+        for _ in range(NEWTON_HALVINGS):
+            candidate = x.copy()
+            candidate[free] -= length * step
+            candidate[:items] = np.clip(
+                candidate[:items], -DISCRIMINATION_BOUND, DISCRIMINATION_BOUND
+            )
+            candidate[items:] = np.clip(candidate[items:], -INTERCEPT_BOUND, INTERCEPT_BOUND)
+            trial = evaluate(candidate, mode)
+            if trial[0] <= value + NEWTON_SLACK * max(1.0, abs(value)):
+                break
+            length /= 2
+        else:
+            break  # no step lowers the objective: x is the optimum to rounding
+        x = candidate
+        value, gradient, theta, log_weights, mode = trial
+        if float(np.max(np.abs(length * step))) < NEWTON_TOLERANCE:
+            break
+    return x, theta, log_weights
 
 
 def _screen_items(
@@ -311,37 +458,33 @@ class _Fit:
             (-INTERCEPT_BOUND, INTERCEPT_BOUND)
         ] * free
 
-        spacing = START_SPACING
-        parameters = start
-        result = None
-        for _ in range(MAX_GRID_ROUNDS):
-            theta, log_weights = quadrature_grid(spacing)
-            result = optimize.minimize(
-                negative_log_likelihood,
-                parameters,
-                args=(n, k, theta, log_weights),
-                jac=True,
-                method="L-BFGS-B",
-                bounds=bounds,
-                options={"maxiter": 5000, "ftol": 1e-14, "gtol": 1e-8, "maxcor": 30},
-            )
-            parameters = result.x
-            a, d = parameters[:free], parameters[free:]
-            _, posterior, _ = _posterior(a, d, n, k, theta, log_weights)
-            smallest_sd = float(_posterior_sd_bound(a, d, n, posterior @ theta).min())
-            wanted = max(MIN_SPACING, smallest_sd / SPACING_SAFETY)
-            if wanted >= 0.8 * spacing:
-                break
-            spacing = wanted
-        assert result is not None
+        # A coarse grid shared by all agents first. When some posterior is narrower than it
+        # resolves, Newton steps follow in which every agent has its own grid around its
+        # current posterior mode, so the cost grows with (agent, challenge) cells, never
+        # with the attempts behind them.
+        theta, log_weights = quadrature_grid(START_SPACING)
+        result = optimize.minimize(
+            negative_log_likelihood,
+            start,
+            args=(n, k, theta, log_weights),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=bounds,
+            options={"maxiter": 5000, "ftol": 1e-14, "gtol": 1e-8, "maxcor": 30},
+        )
+        parameters = result.x
+        mode, scale = posterior_modes(parameters[:free], parameters[free:], n, k, np.zeros(len(n)))
+        if not _shared_grid_resolves(scale):
+            parameters, theta, log_weights = _adaptive_newton(parameters, n, k, mode)
 
-        _, gradient = negative_log_likelihood(parameters, n, k, theta, log_weights)
+        objective, gradient = negative_log_likelihood(parameters, n, k, theta, log_weights)
         a, d = parameters[:free].copy(), parameters[free:].copy()
         at_bound = (np.abs(a) >= DISCRIMINATION_BOUND - 1e-6) | (
             np.abs(d) >= INTERCEPT_BOUND - 1e-6
         )
         free_gradient = np.concatenate([gradient[:free][~at_bound], gradient[free:][~at_bound]])
-        converged = bool(result.success) or (
+        # On per-agent grids the Newton steps, not L-BFGS-B on the shared grid, decide.
+        converged = (bool(result.success) and theta.ndim == 1) or (
             free_gradient.size == 0 or float(np.max(np.abs(free_gradient))) < GRADIENT_TOLERANCE
         )
         if not converged:
@@ -364,13 +507,15 @@ class _Fit:
 
         # Orientation: the reflection (theta, a) -> (-theta, -a) leaves the likelihood alone;
         # choose the one where abilities grow with passes (attempt-weighted mean a > 0).
-        _, posterior, _ = _posterior(a, d, n, k, theta, log_weights)
+        q = _posterior(a, d, n, k, theta, log_weights)
         sign = 1.0 if float(n.sum(axis=0) @ a) >= 0 else -1.0
         a *= sign
         flip = np.concatenate([np.full(free, sign), np.ones(free)])
         covariance = covariance * np.outer(flip, flip)
-        ability = sign * (posterior @ theta)
-        ability_sd = np.sqrt(np.maximum(posterior @ theta**2 - (posterior @ theta) ** 2, 0.0))
+        mean_theta = np.einsum("jq,jq->j", q.posterior, q.theta)
+        mean_square = np.einsum("jq,jq->j", q.posterior, q.theta**2)
+        ability = sign * mean_theta
+        ability_sd = np.sqrt(np.maximum(mean_square - mean_theta**2, 0.0))
 
         var_a = np.diag(covariance)[:free]
         var_d = np.diag(covariance)[free:]
@@ -408,8 +553,9 @@ class _Fit:
             agent_status=self._statuses(agent_reason, STATUS_NOT_ESTIMABLE),
             converged=True,
             message=str(result.message),
-            log_likelihood=-float(result.fun),
-            grid_points=int(theta.size),
+            log_likelihood=-float(objective),
+            grid_points=int(theta.shape[-1]),
+            quadrature=(theta, log_weights),
         )
 
     def _result(
@@ -423,6 +569,7 @@ class _Fit:
         message: str,
         log_likelihood: float | None,
         grid_points: int,
+        quadrature: tuple[FloatArray, FloatArray] | None = None,
     ) -> IrtFit:
         """Scatter the fitted parameters back to every item and agent (NaN where not fitted)."""
         item_values = {name: self.nan_items.copy() for name in ("a", "a_se", "d", "b", "b_se")}
@@ -459,6 +606,7 @@ class _Fit:
             message=message,
             log_likelihood=log_likelihood,
             grid_points=grid_points,
+            quadrature=quadrature,
         )
 
 
