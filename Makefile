@@ -2,13 +2,14 @@
 #                          write the HTML report)
 #              make test   (the test suite)
 #              make report (the HTML report of the marts already built in DATABASE)
+#              make docs   (the dbt docs site as one HTML file that opens from disk)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 DATABASE ?= challenge_fairness.duckdb
 REPORT ?= target/fairness_report.html
 
-.PHONY: setup browser demo report lint test bench clean
+.PHONY: setup browser demo report docs lint test bench clean
 
 setup: $(VENV)/.installed
 
@@ -28,6 +29,23 @@ demo: setup
 # The offline HTML report (one self-contained file) of the marts built in DATABASE.
 report: setup
 	$(BIN)/python -m challenge_fairness.report $(DATABASE) --out $(REPORT)
+
+# The dbt docs site as one self-contained file (manifest and catalog inlined): it opens from
+# disk with no server (a plain target/index.html opened from disk stays empty, as the browser
+# blocks it from reading manifest.json). Column types come from DATABASE when it exists
+# (after `make demo` or your own build); without it the site is written from the project
+# alone, and no database file is created.
+DOCS := target/static_index.html
+
+docs: setup
+	@if [ -f "$(DATABASE)" ]; then \
+		CHALLENGE_FAIRNESS_DUCKDB=$(DATABASE) $(BIN)/dbt docs generate --static; \
+	else \
+		echo "$(DATABASE) does not exist: writing the docs site without the database's column types"; \
+		CHALLENGE_FAIRNESS_DUCKDB=$(DATABASE) $(BIN)/dbt parse && \
+		CHALLENGE_FAIRNESS_DUCKDB=$(DATABASE) $(BIN)/dbt docs generate --static --no-compile --empty-catalog; \
+	fi
+	@echo "Docs site (open it in a browser, no server needed): file://$(CURDIR)/$(DOCS)"
 
 lint: setup
 	$(BIN)/ruff check python_udfs tests bench

@@ -1,11 +1,14 @@
-"""The dbt docs site builds offline: `dbt docs generate --static` gives one HTML file that
-fetches nothing and shows the project's models in headless Chromium with no network."""
+"""The dbt docs site builds offline: `dbt docs generate --static` (`make docs`) gives one HTML
+file that fetches nothing and shows the project's overview and models in headless Chromium
+with no network; every model is tagged by layer, and each detector's models by detector, so
+the lineage graph can be filtered."""
 
 from __future__ import annotations
 
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from challenge_fairness import report
@@ -52,6 +55,9 @@ def test_static_docs_render_offline(static_docs: Path) -> None:
     )
     assert "fct_challenge_verdicts" in page.text
     assert "lead_adjusted_deviation" in page.text
+    # the model's tags are shown on its page
+    assert "layer:marts" in page.text
+    assert "detector:family_verdict" in page.text
     network = [(kind, url) for kind, url in page.requests if not url.startswith(LOCAL_SCHEMES)]
     assert network == []
     # dbt docs' own quirks on file:// pages, all local: Angular asks for icon files named by
@@ -93,3 +99,109 @@ def test_exposures_declare_the_report_and_the_parquet_hand_off(tmp_path: Path) -
     existing_report_marts = {name for name in report.MARTS_READ if model_exists(name)}
     assert models_of("fairness_html_report") == existing_report_marts
     assert models_of("parquet_mart_export") == public_mart_names()
+
+
+LAYERS = ("staging", "intermediate", "marts")
+DETECTOR_FOLDERS = ("detectors", "audit", "history", "remedies")  # one detector's steps each
+DETECTOR_LITERAL = re.compile(r"'(\w+)'\s+as\s+detector\b", re.IGNORECASE)
+
+
+def _package_models(static_docs: Path) -> dict[str, dict[str, Any]]:
+    manifest = json.loads((static_docs.parent / "manifest.json").read_text(encoding="utf-8"))
+    return {
+        node["unique_id"]: node
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "model" and node["package_name"] == "challenge_fairness"
+    }
+
+
+def _detector_tags(node: dict[str, Any]) -> set[str]:
+    return {tag.removeprefix("detector:") for tag in node["tags"] if tag.startswith("detector:")}
+
+
+def test_static_docs_open_on_the_overview(static_docs: Path) -> None:
+    """Opened from disk, the site's first page is the project's __overview__ docs block: the
+    flow from raw tables to the gate, and how to filter the lineage graph by tag."""
+    page = render_offline(static_docs, wait_for_text="How the data flows", timeout_ms=30_000)
+    for text in (
+        "challenge_fairness",
+        "How to navigate",
+        "fct_challenge_verdicts",
+        "rpt_review_queue",
+        "tag:layer:marts",
+        "tag:detector:family_verdict",
+    ):
+        assert text in page.text, text
+    assert [url for _, url in page.requests if not url.startswith(LOCAL_SCHEMES)] == []
+    assert page.screenshot  # the overview drew something
+
+
+def test_every_model_carries_the_tag_of_its_layer(static_docs: Path) -> None:
+    """Exactly one `layer:` tag per model, the one of the folder it lives in."""
+    models = _package_models(static_docs)
+    assert len(models) > 100
+    wrong = {
+        node["name"]: node["tags"]
+        for node in models.values()
+        if [tag for tag in node["tags"] if tag.startswith("layer:")] != [f"layer:{node['fqn'][1]}"]
+    }
+    assert wrong == {}
+    assert {node["fqn"][1] for node in models.values()} == set(LAYERS)
+
+
+def test_each_detector_models_carry_its_detector_tag(static_docs: Path) -> None:
+    """The detector tags are the detector names the models themselves report (the coverage
+    rows of fct_detector_coverage and the findings of the bias scan); each detector's coverage
+    model carries its tag, every detector has a tagged public mart, every model in a
+    detector's folder carries a detector tag, and a tagged model's intermediate parents in
+    those folders carry the same tag (so `tag:detector:<name>` shows the whole chain)."""
+    models = _package_models(static_docs)
+    by_name = {node["name"]: node for node in models.values()}
+
+    coverage = by_name["fct_detector_coverage"]
+    coverage_detectors: dict[str, str] = {}
+    for parent in coverage["depends_on"]["nodes"]:
+        names = set(DETECTOR_LITERAL.findall(models[parent]["raw_code"]))
+        assert len(names) == 1, (parent, names)
+        coverage_detectors[models[parent]["name"]] = names.pop()
+    scan_detectors = set(DETECTOR_LITERAL.findall(by_name["int_bias_evidence_unioned"]["raw_code"]))
+    detectors = set(coverage_detectors.values()) | scan_detectors
+    assert {"family_verdict", "api_memorization", "challenge_contamination"} <= detectors
+
+    untagged_coverage = {
+        name: detector
+        for name, detector in coverage_detectors.items()
+        if detector not in _detector_tags(by_name[name])
+    }
+    assert untagged_coverage == {}
+
+    tagged = {tag for node in models.values() for tag in _detector_tags(node)}
+    assert tagged == detectors
+    marts_of = {
+        detector: sorted(
+            node["name"]
+            for node in models.values()
+            if node["fqn"][1] == "marts" and detector in _detector_tags(node)
+        )
+        for detector in detectors
+    }
+    assert [detector for detector, marts in marts_of.items() if not marts] == []
+    assert "fct_challenge_verdicts" in marts_of["family_verdict"]
+    assert "fct_api_memorization" in marts_of["api_memorization"]
+
+    in_detector_folders = {
+        unique_id: node
+        for unique_id, node in models.items()
+        if node["fqn"][1] in ("intermediate", "marts") and node["fqn"][2] in DETECTOR_FOLDERS
+    }
+    assert [node["name"] for node in in_detector_folders.values() if not _detector_tags(node)] == []
+    missing_upstream = sorted(
+        (models[parent]["name"], detector)
+        for node in models.values()
+        for detector in _detector_tags(node)
+        for parent in node["depends_on"]["nodes"]
+        if parent in in_detector_folders
+        and models[parent]["fqn"][1] == "intermediate"
+        and detector not in _detector_tags(models[parent])
+    )
+    assert missing_upstream == [], missing_upstream
