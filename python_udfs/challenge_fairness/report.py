@@ -262,6 +262,20 @@ class MartReader:
         return self.connection.execute(sql).df()
 
 
+def read_or_notice(
+    reader: MartReader, section: Section, mart: str, empty: str, order_by: str | None = None
+) -> pd.DataFrame | None:
+    """The mart's rows, or None after noting on the section that it is missing or empty."""
+    if not reader.has(mart):
+        section.missing_marts.append(mart)
+        return None
+    frame = reader.read(mart, order_by=order_by)
+    if frame.empty:
+        section.notices.append(empty)
+        return None
+    return frame
+
+
 # ----------------------------------------------------------------------------------------
 # Cell markup: identifiers never break inside a word, long text folds away
 
@@ -751,12 +765,10 @@ def gate_section(reader: MartReader) -> Section:
             "the build."
         ),
     )
-    if not reader.has(GATE_RESULTS):
-        section.missing_marts.append(GATE_RESULTS)
-        return section
-    gate = reader.read(GATE_RESULTS, order_by="suite_name")
-    if gate.empty:
-        section.notices.append("No gate suite ran.")
+    gate = read_or_notice(
+        reader, section, GATE_RESULTS, "No gate suite ran.", order_by="suite_name"
+    )
+    if gate is None:
         return section
 
     def status(row: pd.Series) -> str:
@@ -882,12 +894,14 @@ def trend_section(reader: MartReader) -> Section:
             "requirements in that window."
         ),
     )
-    if not reader.has(PLATFORM_SCORE):
-        section.missing_marts.append(PLATFORM_SCORE)
-        return section
-    scores = reader.read(PLATFORM_SCORE, order_by="window_start")
-    if scores.empty:
-        section.notices.append(f"{PLATFORM_SCORE} has no windows yet.")
+    scores = read_or_notice(
+        reader,
+        section,
+        PLATFORM_SCORE,
+        f"{PLATFORM_SCORE} has no windows yet.",
+        order_by="window_start",
+    )
+    if scores is None:
         return section
     latest = scores.iloc[-1]
     section.headline = (
@@ -977,12 +991,14 @@ def combination_section(reader: MartReader) -> Section:
             "Outlined cells are flagged (beyond combination_deviation_threshold)."
         ),
     )
-    if not reader.has(COMBINATION_DIFFICULTY):
-        section.missing_marts.append(COMBINATION_DIFFICULTY)
-        return section
-    combinations = reader.read(COMBINATION_DIFFICULTY, order_by="template_id, variable_combination")
-    if combinations.empty:
-        section.notices.append("No templated challenge has scored attempts.")
+    combinations = read_or_notice(
+        reader,
+        section,
+        COMBINATION_DIFFICULTY,
+        "No templated challenge has scored attempts.",
+        order_by="template_id, variable_combination",
+    )
+    if combinations is None:
         return section
     flagged = int(combinations["is_flagged"].fillna(False).astype(bool).sum())
     section.headline = (
@@ -1116,12 +1132,14 @@ def history_section(reader: MartReader) -> Section:
             "A triangle marks drift (flagged after a pass), a circle a fix (pass after a flag)."
         ),
     )
-    if not reader.has(VERDICT_HISTORY):
-        section.missing_marts.append(VERDICT_HISTORY)
-        return section
-    history = reader.read(VERDICT_HISTORY, order_by="challenge_id, window_start")
-    if history.empty:
-        section.notices.append(f"{VERDICT_HISTORY} has no windows yet.")
+    history = read_or_notice(
+        reader,
+        section,
+        VERDICT_HISTORY,
+        f"{VERDICT_HISTORY} has no windows yet.",
+        order_by="challenge_id, window_start",
+    )
+    if history is None:
         return section
     drift = history["is_drift"].fillna(False).astype(bool)
     fixed = history["is_fixed"].fillna(False).astype(bool)
@@ -1272,12 +1290,14 @@ def monthly_section(reader: MartReader) -> Section:
             "names the family whose bias changed, with its effect before and after."
         ),
     )
-    if not reader.has(MONTHLY_REPORT):
-        section.missing_marts.append(MONTHLY_REPORT)
-        return section
-    report = reader.read(MONTHLY_REPORT, order_by="window_start desc, challenge_id")
-    if report.empty:
-        section.notices.append("No challenge was flagged or fixed in any window.")
+    report = read_or_notice(
+        reader,
+        section,
+        MONTHLY_REPORT,
+        "No challenge was flagged or fixed in any window.",
+        order_by="window_start desc, challenge_id",
+    )
+    if report is None:
         return section
     for index, (window_start, rows) in enumerate(report.groupby("window_start", sort=False)):
         ordered = rows.assign(
