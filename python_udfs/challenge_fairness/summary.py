@@ -138,7 +138,7 @@ def _review_queue_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> l
     rows = _rows(
         connection,
         f"""select priority, recommended_action, cause, challenges, challenge_ids, harm_score,
-            week_start, scan_date
+            week_start, scan_date, priority_tier
         from {schema}.rpt_review_queue where is_latest_week order by priority""",
     )
     if not rows:
@@ -148,11 +148,14 @@ def _review_queue_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> l
         f"What to do (review queue, week of {week}, scan of {scan}): {len(rows)} items, one per"
         " root cause; challenge-level biases first, most harmful first"
     ]
-    for priority, action, cause, n, challenge_ids, harm, _week, _scan in rows:
+    for priority, action, cause, n, challenge_ids, harm, _week, _scan, tier in rows:
         listed = challenge_ids if n <= 3 else f"{n} challenges: {challenge_ids}"
-        label = action.replace("_", " ").upper()
+        label = action.replace("_", " ").upper() + TIER_NOTES.get(tier, "")
         lines.append(f"  {priority}. {label}: {cause} [{listed}; harm {harm:,.0f}]")
     return lines
+
+
+TIER_NOTES = {2: " (platform-level trend)"}
 
 
 def _combination_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
