@@ -598,7 +598,7 @@ def _long(summary_text: str) -> Callable[[Any], Any]:
 DETECTOR_VIEWS = (
     DetectorView(
         "contamination",
-        "Contamination: public code and shared instances",
+        "Contamination: public code",
         "fct_challenge_contamination",
         "Challenges whose code matches a public reference document (models may have memorised it).",
         _flag("is_flagged"),
