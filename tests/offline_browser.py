@@ -44,6 +44,22 @@ class RenderedPage:
     section_errors: list[str] = field(default_factory=list)
     text: str = ""
     screenshot: bytes = b""
+    first_screen: bytes = b""  # the 1280 x 900 viewport as a reader first sees it
+    sections: list[str] = field(default_factory=list)  # data-section keys, in page order
+    boxes: dict[str, dict[str, float]] = field(default_factory=dict)  # selector -> box
+    first_screen_text: str = ""  # text of the elements that start in the first viewport
+    height: float = 0.0
+
+
+FIRST_SCREEN_TEXT = """
+height => Array.from(document.querySelectorAll('h1, h2, p, li, caption, th, td'))
+    .filter(element => {
+        const box = element.getBoundingClientRect();
+        return box.height > 0 && box.top + window.scrollY < height;
+    })
+    .map(element => element.innerText)
+    .join(String.fromCharCode(10))
+"""
 
 
 def external_references(text: str) -> list[str]:
@@ -123,6 +139,7 @@ def render_offline(
     wait_for_text: str | None = None,
     fragment: str = "",
     timeout_ms: float = 60_000,
+    boxes: tuple[str, ...] = (),
 ) -> RenderedPage:
     """Open `page_path` (plus a `#fragment`) in offline headless Chromium and wait until
     `wait_for_text` is visible; collect requests, errors, plots, tables and a screenshot."""
@@ -186,6 +203,7 @@ def render_offline(
                         "svg_shapes": svg.first.locator("path, rect, text, use").count()
                         if svg.count()
                         else 0,
+                        "visible": element.is_visible(),
                     }
                 )
             for table in page.locator("table[data-table]").all():
@@ -200,6 +218,18 @@ def render_offline(
                 element.inner_text() for element in page.locator("[data-section-error]").all()
             ]
             seen.text = page.inner_text("body")
+            seen.sections = [
+                str(element.get_attribute("data-section"))
+                for element in page.locator("[data-section]").all()
+            ]
+            for selector in boxes:
+                located = page.locator(selector)
+                if located.count():
+                    seen.boxes[selector] = located.first.bounding_box() or {}
+            viewport_height = 900
+            seen.first_screen_text = page.evaluate(FIRST_SCREEN_TEXT, viewport_height)
+            seen.height = float(page.evaluate("document.documentElement.scrollHeight"))
+            seen.first_screen = page.screenshot(full_page=False)
             seen.screenshot = page.screenshot(full_page=True)
         finally:
             browser.close()

@@ -10,17 +10,13 @@ from typing import Any
 
 import pytest
 from challenge_fairness.demo import PlatformSpec, generate_platform, write_duckdb
+from challenge_fairness.report import MARTS_READ
 from conftest import REPO_ROOT, run_dbt
 
-# The marts the report reads and the public marts upstream of them; marts built on other
-# branches (history, fairness score, monthly report, review queue) join when they exist.
-REPORT_MARTS = ("rpt_flagged_challenge_score_distributions", "fct_combination_difficulty")
-PARALLEL_MARTS = (
-    "fct_challenge_verdict_history",
-    "rpt_platform_fairness_score",
-    "rpt_monthly_bias_report",
-    "rpt_review_queue",
-)
+# The marts the report reads (and the public marts upstream of them); a mart built on
+# another branch joins when it exists.
+REPORT_MARTS = MARTS_READ
+PARALLEL_MARTS = ("rpt_flagged_challenge_score_distributions",)
 SPEC = PlatformSpec(seed=7, n_attempts=120_000)  # enough per month to flag in the history
 
 _cache: dict[str, dict[str, Any]] = {}

@@ -25,7 +25,10 @@ PRECEDENCE = [
     "fix_tests",
     "fix_rubric",
     "fix_briefing",
+    "inspect_new_family",
     "rebalance_combinations",
+    "rewrite_challenge",
+    "watch",
     "confirm_fix",
 ]
 UNEXPLAINED = (
@@ -59,9 +62,22 @@ def plants_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"database": database, "platform": platform, "work": work}
 
 
-def expected_queue(platform: Any) -> dict[str, tuple[set[str], str]]:
-    """challenge -> (detectors with a finding, recommended action), from the planted truth."""
+def expected_queue(platform: Any, database: Path) -> dict[str, tuple[set[str], str]]:
+    """challenge -> (detectors with a finding, recommended action), from the planted truth;
+    an API challenge is rewritten when its own slope interval lies beyond the threshold,
+    else watched (never retired on the platform-level trend)."""
     truth = platform.detector_truth
+    own_slopes = read_table(
+        database,
+        """select challenges.challenge_id, challenges.ci_low > apis.slope_threshold as confirms
+        from main.fct_api_memorization_challenges as challenges
+        inner join main.fct_api_memorization as apis on challenges.api_name = apis.api_name
+        where apis.is_flagged""",
+    )
+    api_action = {
+        row.challenge_id: "rewrite_challenge" if row.confirms else "watch"
+        for row in own_slopes.itertuples()
+    }
     challenges = platform.tables["challenges"].to_pandas()
     detectors: dict[str, set[str]] = {}
     actions: dict[str, set[str]] = {}
@@ -72,7 +88,7 @@ def expected_queue(platform: Any) -> dict[str, tuple[set[str], str]]:
 
     tag = truth["api_memorization"]["tag"]
     for challenge in challenges[challenges.tags.apply(lambda tags: tag in tags)].challenge_id:
-        plant(challenge, "api_memorization", "retire_challenge")
+        plant(challenge, "api_memorization", api_action[challenge])
     for copy in truth["planted_contamination"]:
         plant(copy["challenge_id"], "challenge_contamination", "retire_challenge")
     for pair in truth["planted_instance_overlap"]:
@@ -139,28 +155,60 @@ def _canonical(variables: str | None) -> str | None:
     return json.dumps(dict(sorted(parsed.items())), separators=(",", ":"))
 
 
+def queue_by_challenge(database: Path) -> dict[str, tuple[set[str], str]]:
+    """challenge -> (detectors of its findings in the scan, its decisive action over the
+    queue items it belongs to, from their challenge_actions)."""
+    queue = read_table(database, "select * from main.rpt_review_queue where is_latest_week")
+    scan = read_table(database, "select challenge_id, detector from main.rpt_daily_bias_scan")
+    actions: dict[str, set[str]] = {}
+    for item in queue.itertuples():
+        for pair in item.challenge_actions.split("; "):
+            challenge, action = pair.split(": ")
+            actions.setdefault(challenge, set()).add(action)
+    detectors = scan.groupby("challenge_id").detector.agg(set).to_dict()
+    return {
+        challenge: (detectors[challenge], min(found, key=PRECEDENCE.index))
+        for challenge, found in actions.items()
+    }
+
+
 def test_queue_lists_every_plant_with_its_action_and_nothing_else(
     plants_build: dict[str, Any],
 ) -> None:
-    queue = read_table(plants_build["database"], "select * from main.rpt_review_queue")
-    expected = expected_queue(plants_build["platform"])
-    got = {
-        row.challenge_id: (set(row.detectors.split(", ")), row.recommended_action)
-        for row in queue.itertuples()
-    }
-    assert got == expected
+    database = plants_build["database"]
+    queue = read_table(database, "select * from main.rpt_review_queue")
+    assert queue_by_challenge(database) == expected_queue(plants_build["platform"], database)
+    # one item per cause
+    items = queue.set_index("cause_id")
+    assert items.index.is_unique
+    truth = plants_build["platform"].detector_truth
+    api = items.loc[truth["api_memorization"]["tag"]]
+    assert api.challenges == truth["api_memorization"]["tagged_challenges"] == api.findings
+    assert api.recommended_action in ("rewrite_challenge", "watch")
+    assert "retire_challenge" not in api.challenge_actions
+    style = truth["briefing_style"]
+    briefing = items.loc[f"briefing_style:{style['template_id']}/{style['style']}"]
+    assert briefing.recommended_action == "fix_briefing" and briefing.challenges > 1
+    assert "family_verdict" in briefing.detectors  # the family biases it explains
+    overlap = truth["planted_instance_overlap"][0]
+    pair = sorted([overlap["challenge_a"], overlap["challenge_b"]])
+    shared = items.loc[f"instance_overlap:{pair[0]}/{pair[1]}"]
+    assert shared.challenge_ids == ", ".join(pair) and shared.findings == 2
+    locale = items.loc["briefing_locale:ch-s02"]
+    assert locale.findings == 3 and locale.challenges == 1
     # the cases the issue names
-    actions = queue.set_index("challenge_id").recommended_action
-    assert actions["ch-s05"] == "fix_tests" and actions["ch-s07"] == "fix_tests"
-    assert actions["ch-t03-01-plain"] == "fix_briefing"
-    assert actions["ch-s09"] == actions["ch-s06"] == "retire_challenge"
-    assert actions["ch-t01-12"] == "rebalance_combinations"
-    assert actions["ch-s02"] == actions["ch-s08"] == "fix_briefing"  # locale, domain term
-    # ch-s05: its test case and its rubric item; the tests come first
-    assert set(queue.set_index("challenge_id").detectors["ch-s05"].split(", ")) == {
-        "test_case_bias",
-        "rubric_item_bias",
+    actions = queue_by_challenge(database)
+    assert actions["ch-s05"][1] == "fix_tests" and actions["ch-s07"][1] == "fix_tests"
+    assert actions["ch-t03-01-plain"][1] == "fix_briefing"
+    assert actions["ch-s09"][1] == actions["ch-s06"][1] == "retire_challenge"
+    assert actions["ch-t01-12"][1] == "rebalance_combinations"
+    assert actions["ch-s02"][1] == actions["ch-s08"][1] == "fix_briefing"  # locale, domain term
+    # ch-s05: its test case and its rubric item, two causes
+    assert actions["ch-s05"][0] == {"test_case_bias", "rubric_item_bias"}
+    causes = {f"test_case:{truth['test_case_dif']['test_case_id']}"} | {
+        f"rubric_item:{item}" for item in truth["briefing_rubric_audit"]["flagged_rubric_items"]
     }
+    assert causes <= set(items.index)
     assert dates(queue.week_start) == {dt.date(2026, 6, 29)}
     assert dates(queue.scan_date) == {dt.date(2026, 7, 1)} and queue.is_latest_week.all()
 
@@ -249,24 +297,32 @@ def test_evidence_carries_each_detector_statistics_unchanged(
     assert scan.is_new.all() and dates(scan.scan_date) == {dt.date(2026, 7, 1)}
 
 
-def test_priority_puts_flagged_verdicts_first_then_severity(
-    plants_build: dict[str, Any],
-) -> None:
+def test_priority_is_tier_then_harm(plants_build: dict[str, Any]) -> None:
+    """Items on the challenges' own evidence first, platform trends (rewrite, watch) next,
+    fixes to confirm last; within a tier the larger harm (severity x attempts) first."""
     queue = read_table(
         plants_build["database"], "select * from main.rpt_review_queue order by priority"
     )
     assert list(queue.priority) == list(range(1, len(queue) + 1))
-    flagged = queue.is_verdict_flagged.to_numpy()
-    assert flagged.sum() == 10 and flagged[:10].all()
-    for part in (queue[queue.is_verdict_flagged], queue[~queue.is_verdict_flagged]):
-        severities = part.max_severity.dropna().to_numpy()
-        assert (np.diff(severities) <= 1e-12).all()
-    assert queue.priority[queue.challenge_id == "ch-s09"].item() == 1  # largest family effect
+    assert (np.diff(queue.priority_tier.to_numpy()) >= 0).all()
+    for _, tier in queue.groupby("priority_tier"):
+        assert (np.diff(tier.harm_score.to_numpy()) <= 1e-9).all()
+    np.testing.assert_allclose(
+        queue.harm_score, queue.max_severity.fillna(1.0) * queue.attempts_affected, rtol=1e-12
+    )
+    verdicts = read_table(
+        plants_build["database"], "select challenge_id, attempts from main.fct_challenge_verdicts"
+    ).set_index("challenge_id")
+    for item in queue.itertuples():
+        challenges = item.challenge_ids.split(", ")
+        assert item.attempts_affected == verdicts.loc[challenges, "attempts"].sum()
+    api = queue[queue.detectors == "api_memorization"]
+    assert (api.priority_tier == 2).all()
     # the decisive finding comes first by action precedence
-    lead = queue.set_index("challenge_id")
-    assert lead.loc["ch-s03", "lead_detector"] == "api_memorization"
-    assert lead.loc["ch-s03", "recommended_action"] == "retire_challenge"
-    assert lead.loc["ch-s09", "findings"] == 2
+    lead = queue.set_index("cause_id")
+    contamination = lead[lead.lead_challenge_id == "ch-s09"]
+    assert len(contamination) == 1 and contamination.findings.item() == 2
+    assert contamination.recommended_action.item() == "retire_challenge"
 
 
 def test_incremental_scan_appends_marks_new_findings_and_replaces_a_rerun_day(
@@ -314,7 +370,7 @@ def test_incremental_scan_appends_marks_new_findings_and_replaces_a_rerun_day(
     latest = queue[queue.is_latest_week]
     assert dates(latest.scan_date) == {dt.date(2026, 7, 9)}
     assert dates(latest.first_scan_date) == {dt.date(2026, 7, 1)}
-    assert len(latest) == len(queue[~queue.is_latest_week]) - 1  # ch-t01-12 left the queue
+    assert len(latest) == len(queue[~queue.is_latest_week]) - 1  # its combination left the queue
 
     # --full-refresh starts the history again
     history = scan("2026-07-10", full_refresh=True)

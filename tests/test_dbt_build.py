@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
@@ -434,8 +435,19 @@ def test_demo_reports_its_planted_biases_and_nothing_else(tmp_path: Path) -> Non
         assert f"FLAGGED {challenge}: family {family}" in summary
     assert summary.count("FLAGGED ch") == len(planted)
     assert f"Marts are tables in {database}" in summary
-    assert "DRIFT ch-s12 in window 2026-04-01: family deepseek" in summary  # the late family
-    assert "FIXED ch-s04 in window 2026-05-01" in summary  # the bias removed in May
+    assert "DRIFT ch-s12 in window 2026-04-01: family deepseek no attempts before -> +" in (
+        summary
+    )  # the late family
+    # the bias removed in May names llama (its -20 before, near 0 after), not the new lead
+    fixed = re.search(
+        r"FIXED ch-s04 in window 2026-05-01: family llama ([-+][0-9.]+) points -> "
+        r"([-+][0-9.]+) points",
+        summary,
+    )
+    assert fixed is not None, summary
+    assert float(fixed.group(1)) < -10 < float(fixed.group(2))
+    assert summary.index("Verdicts (") < summary.index("What to do (") < summary.index("Raw seed")
+    assert "FAILED" not in summary  # the demo gate runs under warn: warnings, not failures
     changes = read_table(
         database,
         "select challenge_id, window_start, is_drift from main.fct_challenge_verdict_history"
@@ -446,10 +458,26 @@ def test_demo_reports_its_planted_biases_and_nothing_else(tmp_path: Path) -> Non
         ("ch-s04", "2026-05-01", False),
     ]
     assert demo.detector_truth["bias_fix"]["fixed_window_start"] == "2026-05-01"
-    queue = read_table(database, "select * from main.rpt_review_queue where is_latest_week")
-    actions = dict(zip(queue.challenge_id, queue.recommended_action, strict=True))
-    assert actions["ch-s04"] == "confirm_fix"  # fixed in May: confirm, do not retire
-    assert actions["ch-s12"] == "retire_challenge"  # the drift: inspect, retire if no cause
+    queue = read_table(
+        database, "select * from main.rpt_review_queue where is_latest_week order by priority"
+    )
+    items = queue.set_index("cause_id")
+    assert items.loc["family_bias:ch-s04", "recommended_action"] == "confirm_fix"  # fixed in May
+    late = items.loc["family_bias:ch-s12"]  # the drift began when deepseek arrived
+    assert late.recommended_action == "inspect_new_family"
+    assert "when family deepseek first attempted" in late.action_reason
+    assert "2026-04-01" in late.cause
+    api = items.loc["api:stripe"]  # one item for the API, never retire on the platform trend
+    assert api.challenges == demo.detector_truth["api_memorization"]["tagged_challenges"]
+    assert api.recommended_action in ("rewrite_challenge", "watch")
+    assert "retire" not in api.challenge_actions
+    assert (queue.detectors == "api_memorization").sum() == 1
+    # challenge-level items first, by harm; then the trend; the fix to confirm last
+    assert list(queue.priority_tier) == sorted(queue.priority_tier)
+    assert queue.cause_id.iloc[-1] == "family_bias:ch-s04"
+    first_tier = queue[queue.priority_tier == 1]
+    assert (np.diff(first_tier.harm_score.to_numpy()) <= 0).all()
+    assert len(queue) == 16, queue[["cause_id", "recommended_action"]]
     # Every other detector finds its plant, and nothing else.
     detector_lines = summary.split("Other detectors:")[1].split("Great Expectations gate:")[0]
     findings = [line.strip() for line in detector_lines.strip().splitlines()]

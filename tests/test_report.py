@@ -37,20 +37,25 @@ HISTORY_VERDICTS = {  # challenge -> verdict per window
 }
 
 
+VERDICT_ROWS = (  # challenge, verdict, lead family, lead effect
+    ("ch-a", "flagged", "qwen", 21.5),
+    ("ch-b", "flagged", "llama", -18.2),
+    ("ch-c", "pass", "gpt", 2.0),
+    ("ch-d", "insufficient_evidence", "gemini", 9.0),
+)
+FAMILIES = ("gemini", "gpt", "llama", "qwen")
+
+
 def _verdicts() -> pd.DataFrame:
     rows = []
-    for challenge_id, verdict, family, effect in (
-        ("ch-a", "flagged", "qwen", 21.5),
-        ("ch-b", "flagged", "llama", -18.2),
-        ("ch-c", "pass", "gpt", 2.0),
-        ("ch-d", "insufficient_evidence", "gemini", 9.0),
-    ):
+    for challenge_id, verdict, family, effect in VERDICT_ROWS:
         rows.append(
             {
                 "challenge_id": challenge_id,
                 "template_id": f"tpl-{challenge_id}",
                 "verdict": verdict,
-                "reason": f"{challenge_id}: family {family} {effect:+.1f} points <test reason>",
+                "reason": f"{challenge_id}: family {family} {effect:+.1f} points <test reason>"
+                " and larger than family_deviation_threshold = 10",
                 "attempts": 300,
                 "families": 3,
                 "smallest_family_attempts": 80,
@@ -67,28 +72,23 @@ def _verdicts() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _distributions(rng: np.random.Generator) -> pd.DataFrame:
+def _effects() -> pd.DataFrame:
+    """Every family on every challenge; the lead family carries the verdict's effect."""
     rows = []
-    for challenge_id, lead in (("ch-a", "qwen"), ("ch-b", "llama")):
-        for family in ("gpt", "llama", "qwen"):
-            shift = 20 if (family == lead and challenge_id == "ch-a") else 0
-            shift = -20 if (family == lead and challenge_id == "ch-b") else shift
-            scores = np.clip(np.rint(rng.normal(55 + shift, 12, size=90)), 0, 100)
-            values, counts = np.unique(scores, return_counts=True)
-            for value, count in zip(values, counts, strict=True):
-                rows.append(
-                    {
-                        "challenge_id": challenge_id,
-                        "template_id": f"tpl-{challenge_id}",
-                        "model_family": family,
-                        "score": float(value),
-                        "attempts": int(count),
-                        "family_attempts": 90,
-                        "share_of_family_attempts": count / 90,
-                        "is_lead_family": family == lead,
-                        "is_flagged_family": family == lead,
-                    }
-                )
+    for challenge_id, verdict, lead, effect in VERDICT_ROWS:
+        for family in FAMILIES:
+            value = effect if family == lead else -effect / 6
+            rows.append(
+                {
+                    "challenge_id": challenge_id,
+                    "model_family": family,
+                    "adjusted_deviation": value,
+                    "ci_low": value - 4.0,
+                    "ci_high": value + 4.0,
+                    "is_challenge_tested": verdict != "not_testable",
+                    "is_flagged": verdict == "flagged" and family == lead,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -186,18 +186,19 @@ def _history() -> pd.DataFrame:
 
 def _review_queue() -> pd.DataFrame:
     base = {
-        "template_id": "tpl-x",
-        "detectors": "verdict_family_effects",
         "findings": 1,
         "lead_evidence": "family qwen +21.5 points",
-        "verdict": "flagged",
+        "challenge_actions": "ch-a: fix_tests",
+        "harm_score": 1000.0,
     }
     return pd.DataFrame(
         [
             {
                 **base,
                 "week_start": pd.Timestamp("2026-03-30"),
-                "challenge_id": "ch-old",
+                "cause_id": "old",
+                "cause": "old week cause",
+                "challenge_ids": "ch-old",
                 "priority": 1,
                 "recommended_action": "fix_rubric",
                 "action_reason": "old week",
@@ -205,18 +206,25 @@ def _review_queue() -> pd.DataFrame:
             {
                 **base,
                 "week_start": pd.Timestamp("2026-04-06"),
-                "challenge_id": "ch-a",
+                "cause_id": "test_case:ch-a-tc1",
+                "cause": "test case ch-a-tc1 functions differently by family",
+                "challenge_ids": "ch-a",
                 "priority": 1,
                 "recommended_action": "fix_tests",
                 "action_reason": "test-case DIF <points> at the tests",
+                "harm_score": 5000.0,
             },
             {
                 **base,
                 "week_start": pd.Timestamp("2026-04-06"),
-                "challenge_id": "ch-b",
+                "cause_id": "api:stripe",
+                "cause": "newer models memorised api:stripe",
+                "challenge_ids": "ch-b, ch-c, ch-d, ch-e, ch-f, ch-g",
+                "challenge_actions": "ch-b: watch; ch-c: rewrite_challenge",
                 "priority": 2,
-                "recommended_action": "fix_briefing",
-                "action_reason": "style sensitivity of ch-b",
+                "recommended_action": "rewrite_challenge",
+                "action_reason": "platform trend of ch-b",
+                "harm_score": 90000.0,
             },
         ]
     )
@@ -243,6 +251,9 @@ def _monthly() -> pd.DataFrame:
                 "lead_ci_high": 19.0,
                 "q_value": 0.002,
                 "reason": f"{challenge_id} {status}",
+                "changed_family": "llama" if status == "fixed" else None,
+                "changed_family_effect_before": -20.5 if status == "fixed" else None,
+                "changed_family_effect_after": 2.8 if status == "fixed" else None,
                 "platform_fairness_score": 0.6,
             }
         )
@@ -269,18 +280,166 @@ def write_marts(database: Path, marts: dict[str, pd.DataFrame]) -> None:
             connection.unregister("frame")
 
 
+def _detector_marts() -> dict[str, pd.DataFrame]:
+    """One finding per detector (with the columns the report shows)."""
+    return {
+        "fct_challenge_contamination": pd.DataFrame(
+            [
+                {
+                    "challenge_id": "ch-a",
+                    "best_document_id": "doc-1",
+                    "best_file_path": "src/a.py",
+                    "similarity": 0.93,
+                    "match_level": "raw",
+                    "is_flagged": True,
+                }
+            ]
+        ),
+        "fct_challenge_instance_overlap": pd.DataFrame(
+            [
+                {
+                    "challenge_a": "ch-a",
+                    "challenge_b": "ch-b",
+                    "similarity": 0.8,
+                    "is_same_template": True,
+                }
+            ]
+        ),
+        "fct_test_case_bias": pd.DataFrame(
+            [
+                {
+                    "test_case_id": "ch-a-tc1",
+                    "lead_family": "qwen",
+                    "lead_d_dif": -2.5,
+                    "gcmh_q_value": 1e-5,
+                    "reason": "family qwen passes it <less> often",
+                    "is_review_recommended": True,
+                }
+            ]
+        ),
+        "fct_rubric_item_bias": pd.DataFrame(
+            [
+                {
+                    "rubric_item_id": "ch-b-r1",
+                    "description": "Uses functional patterns",
+                    "lead_family": "llama",
+                    "lead_d_dif": 3.1,
+                    "reason": "style, not result",
+                    "is_flagged": True,
+                }
+            ]
+        ),
+        "fct_experiment_results": pd.DataFrame(
+            [
+                {
+                    "experiment_id": "exp-1",
+                    "verdict": "success",
+                    "variance_reduction": 0.8,
+                    "mean_change": -1.0,
+                    "reason": "every criterion passes",
+                }
+            ]
+        ),
+        "fct_challenge_irt": pd.DataFrame(
+            [
+                {
+                    "challenge_id": c,
+                    "discrimination": d,
+                    "difficulty": 0.1,
+                    "pass_rate": 0.5,
+                    "fit_status": "ok",
+                }
+                for c, d in (("ch-a", 0.4), ("ch-b", 0.9))
+            ]
+        ),
+        "fct_api_memorization": pd.DataFrame(
+            [
+                {
+                    "tag": "api:stripe",
+                    "tagged_challenges": 6,
+                    "slope_difference": 4.3,
+                    "ci_low": 3.8,
+                    "q_value": 1e-9,
+                    "is_flagged": True,
+                }
+            ]
+        ),
+        "fct_approach_bias": pd.DataFrame(
+            [
+                {
+                    "challenge_id": "ch-c",
+                    "approach_a": "app-router",
+                    "approach_b": "pages-router",
+                    "stratified_gap": 14.2,
+                    "q_value": 1e-6,
+                    "is_flagged": True,
+                }
+            ]
+        ),
+        report.GATE_RESULTS: pd.DataFrame(
+            [
+                {
+                    "suite_name": "challenge_verdicts_not_flagged",
+                    "success": False,
+                    "failing_rows": 2,
+                    "severity": "warn",
+                    "failure_message": "ch-a flagged",
+                },
+                {
+                    "suite_name": "family_deviation_within_threshold",
+                    "success": True,
+                    "failing_rows": 0,
+                    "severity": "warn",
+                    "failure_message": None,
+                },
+            ]
+        ),
+        report.SOURCE_COUNTS: pd.DataFrame(
+            [{"source_table": "attempts", "raw_rows": 1002, "clean_rows": 1000, "rejected_rows": 2}]
+        ),
+        report.REJECTED_ROWS: pd.DataFrame(
+            [{"source_table": "attempts", "rejection_reason": r} for r in ("a", "b")]
+        ),
+    }
+
+
 def synthetic_marts() -> dict[str, pd.DataFrame]:
     """Every mart the report reads, with the contracted columns and a known content."""
     rng = np.random.default_rng(20260401)
     return {
         report.VERDICTS: _verdicts(),
-        report.SCORE_DISTRIBUTIONS: _distributions(rng),
+        report.EFFECTS: _effects(),
         report.COMBINATION_DIFFICULTY: _combinations(rng),
         report.PLATFORM_SCORE: _platform_scores(),
         report.VERDICT_HISTORY: _history(),
         report.REVIEW_QUEUE: _review_queue(),
         report.MONTHLY_REPORT: _monthly(),
+        **_detector_marts(),
     }
+
+
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "target" / "report_screenshots"
+FIRST_SCREEN = 900  # px: the height of a 1280 x 900 viewport
+FIRST_SCREEN_BOXES = ("[data-verdict-counts]", 'table[data-table="top-actions"]')
+DETECTOR_SECTIONS = (
+    "contamination",
+    "instance-overlap",
+    "test-case-dif",
+    "rubric-dif",
+    "experiments",
+    "irt",
+    "other-detectors-api",
+    "other-detectors-approach",
+    "gate",
+    "rejected-rows",
+)
+
+
+def save_screenshots(page, name: str) -> None:
+    """Keep the first screen and the full page for a person to look at."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    (SCREENSHOTS / f"{name}_first_screen.png").write_bytes(page.first_screen)
+    (SCREENSHOTS / f"{name}_full_page.png").write_bytes(page.screenshot)
 
 
 @pytest.fixture(scope="module")
@@ -295,11 +454,43 @@ def full_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 @pytest.fixture(scope="module")
 def full_page(full_report: tuple[Path, str]):
-    return render_offline(full_report[0])
+    page = render_offline(full_report[0], boxes=FIRST_SCREEN_BOXES)
+    save_screenshots(page, "synthetic")
+    return page
+
+
+def test_first_screen_answers_what_is_biased_and_what_to_do(full_page) -> None:
+    """Within the first 1280 x 900 viewport: the verdict counts and the top review items."""
+    for selector in FIRST_SCREEN_BOXES:
+        box = full_page.boxes[selector]
+        assert box["y"] + box["height"] <= FIRST_SCREEN, (selector, box)
+    first = full_page.first_screen_text
+    assert re.search(r"2\s*flagged", first) and re.search(r"1\s*pass", first), first
+    assert "2 of 4 challenges are biased" in first
+    assert "test case ch-a-tc1 functions differently by family" in first  # top item
+    assert "newer models memorised api:stripe" in first
+    assert first.index("ch-a-tc1") < first.index("api:stripe")  # priority order
+    assert "1 of 2 suites with warnings (severity warn)" in first  # the gate under warn
+    assert "old week cause" not in full_page.text
+    colours, ink = screenshot_colours(full_page.first_screen)
+    assert colours > 20 and ink > 0.05
+
+
+def test_every_section_is_there_in_reading_order(full_page) -> None:
+    sections = full_page.sections
+    assert sections[:3] == ["answer", "adjusted-effects", "review-queue"]
+    assert set(DETECTOR_SECTIONS) <= set(sections)
+    assert {"combination-difficulty", "fairness-trend", "verdict-history", "monthly-report"} <= (
+        set(sections)
+    )
+    assert "attempts-needed" not in sections  # renders only when its mart exists
+    for key in ("contamination", "test-case-dif", "rubric-dif", "experiments", "gate"):
+        assert full_page.tables[key] >= 1, key
 
 
 def test_every_plot_renders_offline(full_page) -> None:
-    """All sections present: every expected plot is drawn with a size, nothing is fetched."""
+    """Every expected plot is drawn with a size (folded ones are in the page), nothing is
+    fetched; the forest plot draws what the verdict judged."""
     assert full_page.requests == []
     assert full_page.console_errors == []
     assert full_page.section_errors == []
@@ -309,34 +500,57 @@ def test_every_plot_renders_offline(full_page) -> None:
         for plot in full_page.plots
     )
     expected = sorted(
-        [("fairness-score-trend", ""), ("verdict-history", "")]
-        + [("score-distribution", challenge_id) for challenge_id in FLAGGED]
+        [("adjusted-effects-forest", ""), ("fairness-score-trend", ""), ("verdict-history", "")]
         + [("combination-heatmap", template_id) for template_id in TEMPLATES]
     )
     assert found == expected
     for plot in full_page.plots:
-        assert plot["width"] > 100 and plot["height"] > 100, plot
-        assert plot["svg_width"] > 100 and plot["svg_height"] > 100, plot
         assert plot["svg_shapes"] > 10, plot
+        if plot["visible"]:
+            assert plot["width"] > 100 and plot["height"] > 100, plot
+            assert plot["svg_width"] > 100 and plot["svg_height"] > 100, plot
+    visible = {
+        p["template_id"]
+        for p in full_page.plots
+        if p["kind"] == "combination-heatmap" and p["visible"]
+    }
+    assert visible == {"tpl-2d"}  # the template with a flagged combination is open
+
+
+def test_forest_plot_rows_are_the_flagged_and_uncertain_effects() -> None:
+    rows = report.effect_rows(_effects(), _verdicts())
+    assert sorted(zip(rows.challenge_id, rows.model_family, strict=True)) == [
+        ("ch-a", "qwen"),
+        ("ch-b", "llama"),
+        ("ch-d", "gemini"),
+    ]
+    assert list(rows.is_flagged) == [True, False, True]  # sorted by effect: -18.2, 9, 21.5
+    assert report._family_threshold(_verdicts()) == 10.0
 
 
 def test_tables_and_numbers(full_page) -> None:
-    """The review queue shows only the latest week, in priority order; the monthly report one
-    table per window; the headline the latest window's score."""
-    assert full_page.tables == {"review-queue": 2, "monthly-report": 4}
+    """One queue item per cause in priority order; the fixed item names its family with its
+    before and after effects; the headline the latest window's score."""
+    assert full_page.tables["review-queue"] == 2
+    assert full_page.tables["top-actions"] == 2
+    assert full_page.tables["monthly-report"] == 4
     text = full_page.text
     assert "Platform fairness score 75.0 %" in text  # 9 of 12 eligible pass in April
     assert "(change +15.0 points)" in text  # March: 6 of 10
-    assert text.index("test-case DIF <points> at the tests") < text.index(
-        "style sensitivity of ch-b"
-    )
-    assert "old week" not in text
-    assert "fix tests" in text
-    assert "Lead family qwen: ability-adjusted deviation +21.5 points (95% CI +17.5 to +25.5)" in (
-        text
-    )
+    assert "fix tests" in text and "rewrite challenge" in text
+    assert "llama: -20.5 -> +2.8" in text  # the fix names llama, not the lead family
     assert "1 drift window(s), 1 fix(es)" in text
-    assert re.search(r"all-time flagged\s*2\b", text), text[:1500]
+    assert "+2 more" in text  # the API's six challenges fold after four
+
+
+def test_page_is_short_and_identifiers_never_break(
+    full_report: tuple[Path, str], full_page
+) -> None:
+    _, text = full_report
+    assert full_page.height < 6000
+    assert "overflow-wrap: anywhere" not in text
+    assert "word-break: keep-all" in text
+    assert '<code class="id">ch-a-tc1</code>' in text
 
 
 def test_screenshot_is_not_blank(full_page) -> None:
@@ -361,7 +575,7 @@ def test_html_is_escaped(full_report: tuple[Path, str]) -> None:
     """Text from the marts is escaped, never interpreted as markup."""
     _, text = full_report
     assert "&lt;points&gt;" in text and "<points>" not in text
-    assert "&lt;test reason&gt;" in text
+    assert "&lt;less&gt;" in text and "<less>" not in text
 
 
 def test_external_reference_detector_catches_resources() -> None:
@@ -382,17 +596,17 @@ def test_external_reference_detector_catches_resources() -> None:
     [
         (report.REVIEW_QUEUE,),
         (report.VERDICT_HISTORY, report.PLATFORM_SCORE, report.MONTHLY_REPORT),
-        (report.SCORE_DISTRIBUTIONS,),
-        tuple(synthetic_marts()),
+        (report.EFFECTS, "fct_test_case_bias", report.GATE_RESULTS),
     ],
 )
-def test_absent_marts_show_a_notice(tmp_path: Path, absent: tuple[str, ...]) -> None:
-    """A mart that was not built gives a visible notice naming it; the rest still renders."""
+def test_absent_marts_show_a_notice_and_exit_1(
+    tmp_path: Path, absent: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mart that was not built gives a visible notice naming it; the rest still renders;
+    the command says which marts are missing and exits 1."""
     marts = {name: frame for name, frame in synthetic_marts().items() if name not in absent}
     database = tmp_path / "partial.duckdb"
     write_marts(database, marts)
-    if not marts:
-        duckdb.connect(str(database)).close()
     text = report.render_report(database)
     for mart in absent:
         assert f'data-missing-mart="{mart}"' in text
@@ -400,8 +614,11 @@ def test_absent_marts_show_a_notice(tmp_path: Path, absent: tuple[str, ...]) -> 
     for mart in set(synthetic_marts()) - set(absent):
         assert f'data-missing-mart="{mart}"' not in text
     assert "data-section-error" not in text
-    if report.COMBINATION_DIFFICULTY not in absent:
-        assert text.count('data-plot="combination-heatmap"') == len(TEMPLATES)
+    assert text.count('data-plot="combination-heatmap"') == len(TEMPLATES)
+    out = tmp_path / "r.html"
+    assert report.main([str(database), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert out.exists() and all(mart in err for mart in absent)
 
 
 def test_a_mart_with_unexpected_columns_shows_the_error(tmp_path: Path) -> None:
@@ -413,7 +630,7 @@ def test_a_mart_with_unexpected_columns_shows_the_error(tmp_path: Path) -> None:
     write_marts(database, marts)
     text = report.render_report(database)
     assert 'data-section-error="review-queue"' in text
-    assert text.count('data-plot="score-distribution"') == len(FLAGGED)
+    assert text.count('data-plot="adjusted-effects-forest"') == 1
 
 
 def test_empty_marts_say_so(tmp_path: Path) -> None:
@@ -423,8 +640,20 @@ def test_empty_marts_say_so(tmp_path: Path) -> None:
     text = report.render_report(database)
     assert "data-plot=" not in text
     assert "data-section-error" not in text
-    assert "No challenge is flagged." in text
+    assert "No family effect is flagged or uncertain." in text
     assert "the review queue is empty" in text
+    assert "No test case functions differently by family." in text
+
+
+def test_attempts_needed_section_renders_only_when_its_mart_exists(tmp_path: Path) -> None:
+    marts = synthetic_marts()
+    marts[report.ATTEMPTS_NEEDED] = pd.DataFrame(
+        [{"challenge_id": "ch-a", "model_family": "qwen", "attempts_needed": 40}]
+    )
+    database = tmp_path / "needed.duckdb"
+    write_marts(database, marts)
+    text = report.render_report(database)
+    assert 'data-section="attempts-needed"' in text and "attempts_needed" in text
 
 
 def test_missing_database_exits_2(tmp_path: Path) -> None:
@@ -469,40 +698,24 @@ def test_parse_combination_reads_json_objects_only() -> None:
     assert report.parse_combination("not json") == {"combination": "not json"}
 
 
-@given(
-    st.lists(
-        st.tuples(st.integers(0, 100), st.integers(1, 50)),
-        min_size=1,
-        max_size=30,
-        unique_by=lambda pair: pair[0],
-    )
-)
-def test_expanded_counts_give_the_raw_quantiles(pairs: list[tuple[int, int]]) -> None:
-    """Box plots drawn from (score, count) rows have the quartiles of the raw attempts."""
-    raw = np.array([score for score, count in pairs for _ in range(count)], dtype=float)
-    expanded = report.expand_counts([p[0] for p in pairs], [p[1] for p in pairs])
-    np.testing.assert_allclose(
-        np.percentile(expanded, [25, 50, 75]), np.percentile(raw, [25, 50, 75])
-    )
-    assert expanded.size == raw.size
-
-
 # ----------------------------------------------------------------------------------------
 # End to end: dbt build of a small demo platform -> report -> Chromium
 
 
 @pytest.mark.dbt
 def test_report_of_a_built_demo_platform(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """The planted biased challenges get their distribution plots, every template a heatmap;
-    the history, score trend, review queue and monthly report render from the built marts."""
+    """Every section renders from the built marts: the first screen answers, the forest plot
+    shows the planted biases, every template has a heatmap."""
     build = small_platform_build(tmp_path_factory)
     database: Path = build["database"]
     out = build["work"] / "fairness_report.html"
     assert report.main([str(database), "--out", str(out)]) == 0
-    page = render_offline(out)
+    page = render_offline(out, boxes=FIRST_SCREEN_BOXES)
+    save_screenshots(page, "built_platform")
     assert page.requests == []
     assert page.console_errors == []
     assert page.section_errors == []
+    assert page.missing_marts == []
     with duckdb.connect(str(database), read_only=True) as connection:
         flagged = {
             row[0]
@@ -516,12 +729,6 @@ def test_report_of_a_built_demo_platform(tmp_path_factory: pytest.TempPathFactor
                 "select distinct template_id from fct_combination_difficulty"
             ).fetchall()
         }
-        tables = {
-            row[0]
-            for row in connection.sql(
-                "select table_name from information_schema.tables where table_schema = 'main'"
-            ).fetchall()
-        }
         [(queue_rows,)] = connection.sql(
             f"select count(*) from {report.REVIEW_QUEUE} where is_latest_week"
         ).fetchall()
@@ -531,25 +738,23 @@ def test_report_of_a_built_demo_platform(tmp_path_factory: pytest.TempPathFactor
     planted = {challenge_id for challenge_id, _, _ in build["planted_biases"]}
     assert flagged == planted  # the fixture's known answer
     plots = page.plots
-    assert {p["challenge_id"] for p in plots if p["kind"] == "score-distribution"} == flagged
     assert {p["template_id"] for p in plots if p["kind"] == "combination-heatmap"} == templates
     assert len(templates) == build["templates"]
-    for plot in plots:
-        assert plot["svg_width"] > 100 and plot["svg_height"] > 100, plot
-    # Every mart the report reads is built, so no section falls back to its notice.
-    assert set(report.MARTS_READ) <= tables
-    assert page.missing_marts == []
     kinds = {p["kind"] for p in plots}
-    assert "fairness-score-trend" in kinds
-    # thin monthly windows (20k attempts) may flag nothing: the history section says so
+    assert {"adjusted-effects-forest", "fairness-score-trend"} <= kinds
+    for selector in FIRST_SCREEN_BOXES:
+        box = page.boxes[selector]
+        assert box["y"] + box["height"] <= FIRST_SCREEN, (selector, box)
+    assert f"{len(flagged)}\nflagged" in page.first_screen_text or re.search(
+        rf"{len(flagged)}\s*flagged", page.first_screen_text
+    )
+    assert set(DETECTOR_SECTIONS) <= set(page.sections)
     if monthly_rows:
         assert "verdict-history" in kinds
-    else:
-        assert "No challenge was flagged in any window." in page.text
-    assert page.tables["review-queue"] == queue_rows > 0
-    if monthly_rows:
         assert "monthly-report" in page.tables
     else:
+        assert "No challenge was flagged in any window." in page.text
         assert "No challenge was flagged or fixed" in page.text
+    assert page.tables["review-queue"] == queue_rows > 0
     colours, ink = screenshot_colours(page.screenshot)
     assert colours > 50 and ink > 0.05

@@ -206,6 +206,43 @@ def test_drift_when_a_family_arrives_and_fixed_when_a_bias_goes(monthly) -> None
     assert rows.is_latest_window.sum() == CHALLENGES
 
 
+def test_fixes_and_drifts_name_the_family_whose_bias_changed(monthly) -> None:
+    """A fix names the family that WAS flagged (not the window's new lead family) with its
+    effect before and after; a drift the family flagged now (no effect before: it arrived)."""
+    database = monthly["database"]
+    rows = history(database).set_index(["challenge_id", "window_start"])
+    effects = read_table(
+        database, "select * from intermediate.int_window_family_effects_flagged"
+    ).assign(window_start=lambda f: f.window_start.astype(str))
+    effect = effects.set_index(["challenge_id", "model_family", "window_start"]).adjusted_deviation
+
+    fixed = rows.loc[("ch-s02", "2026-04-01")]
+    assert fixed.changed_family == "a"  # flagged in March (the previous decided window)
+    assert fixed.previous_decided_window_start is not None
+    assert str(fixed.previous_decided_window_start)[:10] == "2026-03-01"
+    assert fixed.changed_family_effect_before == pytest.approx(effect["ch-s02", "a", "2026-03-01"])
+    assert fixed.changed_family_effect_after == pytest.approx(effect["ch-s02", "a", "2026-04-01"])
+    assert fixed.changed_family_effect_before < -10 < fixed.changed_family_effect_after < 10
+
+    drift = rows.loc[("ch-s01", "2026-04-01")]
+    assert drift.changed_family == "d" == drift.lead_family
+    assert pd.isna(drift.changed_family_effect_before)  # d had no attempts before April
+    assert drift.changed_family_effect_after == pytest.approx(drift.lead_adjusted_deviation)
+    assert str(drift.previous_decided_window_start)[:10] == "2026-01-01"  # Feb, Mar undecided
+
+    unchanged = rows[~(rows.is_drift | rows.is_fixed)]
+    assert unchanged.changed_family.isna().all()
+    assert unchanged.changed_family_effect_before.isna().all()
+
+    report = read_table(
+        database, "select * from main.rpt_monthly_bias_report where item_status = 'fixed'"
+    )
+    assert list(report.changed_family) == ["a"]
+    assert report.changed_family_effect_before[0] == pytest.approx(
+        fixed.changed_family_effect_before
+    )
+
+
 def test_windows_without_attempts_are_insufficient_evidence(monthly) -> None:
     rows = history(monthly["database"])
     february = rows[rows.window_start == "2026-02-01"]

@@ -29,32 +29,56 @@ import pandas as pd
 from markupsafe import Markup
 
 matplotlib.use("Agg")
-from matplotlib.cbook import boxplot_stats  # noqa: E402
 from matplotlib.colors import BoundaryNorm, ListedColormap, TwoSlopeNorm  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch, Rectangle  # noqa: E402
 from matplotlib.typing import RcKeyType  # noqa: E402
 
+from challenge_fairness.marts_database import (  # noqa: E402
+    MartsUnavailable,
+    connect_read_only,
+    existing_tables,
+    missing_marts,
+    unbuilt_message,
+)
+
 TEMPLATE_DIR = Path(__file__).with_name("templates")
 TEMPLATE_NAME = "fairness_report.html.j2"
 
-# Marts the report reads (names are the interfaces agreed for F4).
+# Marts the report reads.
 PLATFORM_SCORE = "rpt_platform_fairness_score"
 REVIEW_QUEUE = "rpt_review_queue"
 VERDICTS = "fct_challenge_verdicts"
-SCORE_DISTRIBUTIONS = "rpt_flagged_challenge_score_distributions"
+EFFECTS = "fct_family_adjusted_effects"
 COMBINATION_DIFFICULTY = "fct_combination_difficulty"
 VERDICT_HISTORY = "fct_challenge_verdict_history"
 MONTHLY_REPORT = "rpt_monthly_bias_report"
+GATE_RESULTS = "fct_fairness_gate_results"
+SOURCE_COUNTS = "fct_source_row_counts"
+REJECTED_ROWS = "fct_rejected_rows"
+DETECTOR_MARTS = (
+    "fct_challenge_contamination",
+    "fct_challenge_instance_overlap",
+    "fct_test_case_bias",
+    "fct_rubric_item_bias",
+    "fct_experiment_results",
+    "fct_challenge_irt",
+    "fct_api_memorization",
+    "fct_approach_bias",
+)
 MARTS_READ = (
-    PLATFORM_SCORE,
-    REVIEW_QUEUE,
     VERDICTS,
-    SCORE_DISTRIBUTIONS,
+    EFFECTS,
+    REVIEW_QUEUE,
+    GATE_RESULTS,
+    PLATFORM_SCORE,
     COMBINATION_DIFFICULTY,
     VERDICT_HISTORY,
     MONTHLY_REPORT,
+    SOURCE_COUNTS,
+    REJECTED_ROWS,
+    *DETECTOR_MARTS,
 )
 
 # Okabe & Ito (2008) colour-blind-safe palette.
@@ -100,16 +124,19 @@ class Plot:
     challenge_id: str | None = None
     template_id: str | None = None
     notes: list[str] = field(default_factory=list)
+    collapsed: bool = False
 
 
 @dataclass
 class Table:
-    """A table of already formatted cells."""
+    """A table of already formatted cells (text, or markup built with escaping)."""
 
     name: str
     columns: list[str]
-    rows: list[list[str]]
+    rows: list[list[Any]]
     caption: str = ""
+    collapsed: bool = False  # behind a <details> whose summary is `summary` (or the caption)
+    summary: str = ""
 
 
 @dataclass
@@ -121,6 +148,7 @@ class Section:
     intro: str = ""
     headline: str = ""
     facts: list[tuple[str, str]] = field(default_factory=list)
+    tiles: list[tuple[str, str, str]] = field(default_factory=list)  # label, value, verdict
     tables: list[Table] = field(default_factory=list)
     plots: list[Plot] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
@@ -218,14 +246,7 @@ class MartReader:
     def __init__(self, connection: duckdb.DuckDBPyConnection, schema: str = "main") -> None:
         self.connection = connection
         self.schema = schema
-        rows = connection.execute(
-            """
-            select table_name from information_schema.tables
-            where table_schema = ? and table_catalog = current_database()
-            """,
-            [schema],
-        ).fetchall()
-        self.tables = {str(row[0]) for row in rows}
+        self.tables = existing_tables(connection, schema)
 
     def has(self, mart: str) -> bool:
         """The mart exists in the database."""
@@ -241,43 +262,651 @@ class MartReader:
         return self.connection.execute(sql).df()
 
 
+def read_or_notice(
+    reader: MartReader, section: Section, mart: str, empty: str, order_by: str | None = None
+) -> pd.DataFrame | None:
+    """The mart's rows, or None after noting on the section that it is missing or empty."""
+    if not reader.has(mart):
+        section.missing_marts.append(mart)
+        return None
+    frame = reader.read(mart, order_by=order_by)
+    if frame.empty:
+        section.notices.append(empty)
+        return None
+    return frame
+
+
 # ----------------------------------------------------------------------------------------
-# (a) Headline: the platform fairness score and its trend
+# Cell markup: identifiers never break inside a word, long text folds away
 
 
-def headline_section(reader: MartReader) -> Section:
-    """Latest platform fairness score, its change, its trend; all-time verdict counts."""
+def ident(value: Any) -> Markup:
+    """An identifier (challenge, family, cause) that never breaks mid-word."""
+    return Markup('<code class="id">{}</code>').format(fmt_text(value))
+
+
+def id_list(value: Any, limit: int = 4) -> Markup:
+    """A comma-separated list of identifiers; long lists fold into a <details>."""
+    items = [item.strip() for item in fmt_text(value).split(",") if item.strip()]
+    shown = Markup(", ").join(ident(item) for item in items[:limit])
+    if len(items) <= limit:
+        return shown
+    rest = Markup(", ").join(ident(item) for item in items[limit:])
+    return Markup("{} <details class='more'><summary>+{} more</summary>{}</details>").format(
+        shown, len(items) - limit, rest
+    )
+
+
+def action_badge(action: Any) -> Markup:
+    """The recommended action as a coloured badge."""
+    text = fmt_text(action)
+    return Markup('<span class="action action-{}">{}</span>').format(
+        text.replace("_", "-"), text.replace("_", " ")
+    )
+
+
+def folded(summary_text: str, body: Any) -> Markup:
+    """Long text behind a one-line <details> summary."""
+    return Markup("<details class='why'><summary>{}</summary>{}</details>").format(
+        summary_text, fmt_text(body)
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# (a) First screen: what is biased, and what to do
+
+
+TOP_ITEMS = 5
+VERDICT_LABELS = {
+    "flagged": "flagged",
+    "insufficient_evidence": "uncertain or too few attempts",
+    "pass": "pass",
+    "not_testable": "not testable",
+}
+
+
+def answer_section(reader: MartReader) -> Section:
+    """Verdict counts, the gate, and the top items of the review queue."""
+    section = Section(key="answer", title="What is biased, and what to do")
+    if reader.has(VERDICTS):
+        counts = reader.read(VERDICTS)["verdict"].value_counts()
+        for verdict, label in VERDICT_LABELS.items():
+            section.tiles.append((label, str(int(counts.get(verdict, 0))), verdict))
+        flagged = int(counts.get("flagged", 0))
+        section.headline = (
+            f"{flagged} of {int(counts.sum())} challenges are biased for or against a model "
+            "family (ability-adjusted, false discoveries controlled)."
+            if flagged
+            else f"No challenge is biased: none of {int(counts.sum())} is flagged."
+        )
+    else:
+        section.missing_marts.append(VERDICTS)
+    if reader.has(GATE_RESULTS):
+        gate = reader.read(GATE_RESULTS)
+        failing = gate[~gate["success"].fillna(False).astype(bool)]
+        if failing.empty:
+            section.facts.append(("fairness gate", f"all {len(gate)} suites pass"))
+        else:
+            mode = "warnings (severity warn)" if set(failing["severity"]) == {"warn"} else "FAILED"
+            section.facts.append(
+                ("fairness gate", f"{len(failing)} of {len(gate)} suites with {mode}")
+            )
+    if reader.has(PLATFORM_SCORE):
+        scores = reader.read(PLATFORM_SCORE, order_by="window_start")
+        if not scores.empty:
+            latest = scores.iloc[-1]
+            section.facts.append(
+                (
+                    f"fairness score {fmt_date(latest['window_start'])}",
+                    f"{fmt_number(_percent(latest['platform_fairness_score']), '{:.0f}')} %",
+                )
+            )
+    if not reader.has(REVIEW_QUEUE):
+        section.missing_marts.append(REVIEW_QUEUE)
+        return section
+    queue = _latest_queue(reader)
+    if queue.empty:
+        section.notices.append("Nothing to review: the review queue is empty.")
+        return section
+    top = queue.head(TOP_ITEMS)
+    section.tables.append(
+        Table(
+            name="top-actions",
+            columns=["#", "Do this", "Cause", "Challenges", "Harm"],
+            rows=[
+                [
+                    fmt_number(row["priority"], "{:.0f}"),
+                    action_badge(row["recommended_action"]),
+                    fmt_text(row["cause"]),
+                    id_list(row["challenge_ids"], limit=3),
+                    fmt_number(row["harm_score"], "{:,.0f}"),
+                ]
+                for _, row in top.iterrows()
+            ],
+            caption=(
+                f"Top {len(top)} of {len(queue)} review items, week of "
+                f"{fmt_date(queue['week_start'].iloc[0])} (one per root cause; "
+                "harm = severity x attempts affected)"
+            ),
+        )
+    )
+    return section
+
+
+def _latest_queue(reader: MartReader) -> pd.DataFrame:
+    """The latest week's review queue, in priority order."""
+    queue = reader.read(REVIEW_QUEUE, order_by="week_start desc, priority")
+    if queue.empty:
+        return queue
+    return queue[queue["week_start"] == queue["week_start"].iloc[0]]
+
+
+# ----------------------------------------------------------------------------------------
+# (b) Ability-adjusted effects: what the verdict judged, with intervals and thresholds
+
+
+DEFAULT_THRESHOLD = 10.0
+THRESHOLD_PATTERN = re.compile(r"family_deviation_threshold = ([0-9.]+)")
+
+
+def effects_section(reader: MartReader) -> Section:
+    """Forest plot of the flagged (and uncertain) family effects with their intervals."""
     section = Section(
-        key="headline",
+        key="adjusted-effects",
+        title="Ability-adjusted family effects",
+        intro=(
+            "What the verdict judged: each family's score on a challenge against the other "
+            "families, beyond what its ability elsewhere predicts, with its confidence "
+            "interval. A family is flagged when the interval lies beyond the threshold "
+            "(dashed lines) and the challenge survives false-discovery control; an interval "
+            "crossing a threshold line is uncertain."
+        ),
+    )
+    missing = [mart for mart in (EFFECTS, VERDICTS) if not reader.has(mart)]
+    if missing:
+        section.missing_marts.extend(missing)
+        return section
+    effects = reader.read(EFFECTS)
+    verdicts = reader.read(VERDICTS)
+    threshold = _family_threshold(verdicts)
+    shown = effect_rows(effects, verdicts)
+    if shown.empty:
+        section.notices.append("No family effect is flagged or uncertain.")
+        return section
+    flagged = int(shown["is_flagged"].sum())
+    section.headline = (
+        f"{flagged} flagged family effect(s) on "
+        f"{shown.loc[shown['is_flagged'], 'challenge_id'].nunique()} challenge(s); "
+        f"{len(shown) - flagged} uncertain lead effect(s)."
+    )
+    section.plots.append(forest_plot(shown, threshold))
+    return section
+
+
+def _family_threshold(verdicts: pd.DataFrame) -> float:
+    """family_deviation_threshold as stated in the verdict reasons (default 10)."""
+    for reason in verdicts["reason"].dropna():
+        match = THRESHOLD_PATTERN.search(str(reason))
+        if match:
+            return float(match.group(1).rstrip("."))
+    return DEFAULT_THRESHOLD
+
+
+def effect_rows(effects: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Flagged family effects, and the lead family of each uncertain tested challenge."""
+    merged = effects.merge(verdicts[["challenge_id", "verdict", "lead_family"]], on="challenge_id")
+    merged = merged[merged["adjusted_deviation"].notna()]
+    is_flagged = merged["is_flagged"].fillna(False).astype(bool)
+    is_uncertain_lead = (
+        (merged["verdict"] == "insufficient_evidence")
+        & merged["is_challenge_tested"].fillna(False).astype(bool)
+        & (merged["model_family"] == merged["lead_family"])
+    )
+    shown = merged[is_flagged | is_uncertain_lead].copy()
+    shown["is_flagged"] = shown["is_flagged"].fillna(False).astype(bool)
+    return shown.sort_values(["adjusted_deviation", "challenge_id"]).reset_index(drop=True)
+
+
+def forest_plot(rows: pd.DataFrame, threshold: float) -> Plot:
+    """One line per (challenge, family): the adjusted effect and its interval."""
+    labels = [
+        f"{c}  ·  {f}" for c, f in zip(rows["challenge_id"], rows["model_family"], strict=True)
+    ]
+    effects = rows["adjusted_deviation"].to_numpy(dtype=float)
+    lows = rows["ci_low"].to_numpy(dtype=float, na_value=np.nan)
+    highs = rows["ci_high"].to_numpy(dtype=float, na_value=np.nan)
+    flagged = rows["is_flagged"].to_numpy(dtype=bool)
+    positions = np.arange(len(rows))
+    figure = _new_figure(9.0, 0.24 * len(rows) + 1.5)
+    axes = figure.add_subplot()
+    limit = max(threshold * 1.5, float(np.nanmax(np.abs(np.r_[lows, highs, effects]))) + 2)
+    axes.axvspan(-threshold, threshold, color="#f1f1f1", zorder=0)
+    for x in (-threshold, threshold):
+        axes.axvline(x, color="#555555", linestyle="--", linewidth=1)
+    axes.axvline(0, color="#999999", linewidth=0.8)
+    colours = [LEAD_COLOUR if flag else "#777777" for flag in flagged]
+    axes.hlines(positions, lows, highs, colors=colours, linewidth=2)
+    axes.scatter(effects, positions, c=colours, s=28, zorder=3)
+    axes.set_yticks(positions, labels)
+    axes.set_xlim(-limit, limit)
+    axes.set_ylim(-0.7, len(rows) - 0.3)
+    axes.set_xlabel("Adjusted effect against the other families (points)")
+    title = "Ability-adjusted family effects with confidence intervals"
+    axes.set_title(title)
+    figure.legend(
+        handles=[
+            Line2D([], [], color=LEAD_COLOUR, marker="o", label="flagged family"),
+            Line2D([], [], color="#777777", marker="o", label="uncertain (lead family)"),
+            Line2D([], [], color="#555555", linestyle="--", label=f"threshold ±{threshold:g}"),
+        ],
+        loc="outside lower center",
+        ncols=3,
+        frameon=False,
+    )
+    return Plot(
+        kind="adjusted-effects-forest",
+        svg=figure_to_svg(figure, title),
+        caption=(
+            f"{len(rows)} effect(s); dot = adjusted effect, bar = its interval; grey band = "
+            f"within ±{threshold:g} points (family_deviation_threshold)."
+        ),
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# (c) The whole review queue
+
+
+def review_queue_section(reader: MartReader) -> Section:
+    """This week's review queue: one item per root cause, most harmful first."""
+    section = Section(
+        key="review-queue",
+        title="Review queue: one item per root cause",
+        intro=(
+            "Items whose challenges' own evidence shows a bias or defect come first, then "
+            "platform-level trends (rewrite, watch), then fixes to confirm; within each, the "
+            "larger harm first (severity, |effect| / threshold, times the attempts affected)."
+        ),
+    )
+    if not reader.has(REVIEW_QUEUE):
+        section.missing_marts.append(REVIEW_QUEUE)
+        return section
+    queue = _latest_queue(reader)
+    if queue.empty:
+        section.notices.append("Nothing to review: the review queue is empty.")
+        return section
+    section.headline = (
+        f"{len(queue)} item(s) to review in the week of {fmt_date(queue['week_start'].iloc[0])}."
+    )
+    section.tables.append(
+        Table(
+            name="review-queue",
+            columns=["#", "Action", "Cause", "Challenges", "Harm", "Why and evidence"],
+            rows=[
+                [
+                    fmt_number(row["priority"], "{:.0f}"),
+                    action_badge(row["recommended_action"]),
+                    fmt_text(row["cause"]),
+                    id_list(row["challenge_ids"]),
+                    fmt_number(row["harm_score"], "{:,.0f}"),
+                    Markup("{}{}").format(
+                        folded("why", row["action_reason"]),
+                        folded(
+                            "evidence",
+                            f"{fmt_text(row['lead_evidence'])} "
+                            f"(per challenge: {fmt_text(row['challenge_actions'])})",
+                        ),
+                    ),
+                ]
+                for _, row in queue.iterrows()
+            ],
+            caption=f"Review queue, week of {fmt_date(queue['week_start'].iloc[0])}",
+        )
+    )
+    return section
+
+
+# ----------------------------------------------------------------------------------------
+# (d) One compact section per detector
+
+
+@dataclass
+class DetectorView:
+    """How one detector's mart is shown: which rows, which columns."""
+
+    key: str
+    title: str
+    mart: str
+    intro: str
+    select: Callable[[pd.DataFrame], pd.DataFrame]
+    columns: tuple[tuple[str, str, Callable[[Any], Any]], ...]
+    empty: str
+
+
+def _flag(column: str) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    return lambda frame: frame[frame[column].fillna(False).astype(bool)]
+
+
+def _all_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame
+
+
+def _long(summary_text: str) -> Callable[[Any], Any]:
+    return lambda value: folded(summary_text, value)
+
+
+DETECTOR_VIEWS = (
+    DetectorView(
+        "contamination",
+        "Contamination: public code",
+        "fct_challenge_contamination",
+        "Challenges whose code matches a public reference document (models may have memorised it).",
+        _flag("is_flagged"),
+        (
+            ("challenge_id", "Challenge", ident),
+            ("best_document_id", "Reference document", ident),
+            ("best_file_path", "File", ident),
+            ("similarity", "Similarity", lambda v: fmt_number(v, "{:.2f}")),
+            ("match_level", "Match", fmt_text),
+        ),
+        "No challenge matches a reference document.",
+    ),
+    DetectorView(
+        "instance-overlap",
+        "Near-duplicate challenge instances",
+        "fct_challenge_instance_overlap",
+        "Pairs of challenges sharing most of their code.",
+        _all_rows,
+        (
+            ("challenge_a", "Challenge", ident),
+            ("challenge_b", "Shares code with", ident),
+            ("similarity", "Similarity", lambda v: fmt_number(v, "{:.2f}")),
+            ("is_same_template", "Same template", lambda v: "yes" if _is_true(v) else "no"),
+        ),
+        "No two challenges share their code.",
+    ),
+    DetectorView(
+        "test-case-dif",
+        "Test-case DIF",
+        "fct_test_case_bias",
+        "Test cases passed at different rates by families whose attempts are equally good "
+        "(Mantel-Haenszel D-DIF, ETS classes).",
+        _flag("is_review_recommended"),
+        (
+            ("test_case_id", "Test case", ident),
+            ("lead_family", "Family", ident),
+            ("lead_d_dif", "D-DIF", lambda v: fmt_number(v, "{:+.2f}")),
+            ("gcmh_q_value", "q", fmt_p),
+            ("reason", "Reason", _long("reason")),
+        ),
+        "No test case functions differently by family.",
+    ),
+    DetectorView(
+        "rubric-dif",
+        "Rubric-item DIF",
+        "fct_rubric_item_bias",
+        "Rubric items earned at different rates by families whose attempts are equally good.",
+        _flag("is_flagged"),
+        (
+            ("rubric_item_id", "Rubric item", ident),
+            ("description", "Item", fmt_text),
+            ("lead_family", "Family", ident),
+            ("lead_d_dif", "D-DIF", lambda v: fmt_number(v, "{:+.2f}")),
+            ("reason", "Reason", _long("reason")),
+        ),
+        "No rubric item functions differently by family.",
+    ),
+    DetectorView(
+        "experiments",
+        "A/B experiments",
+        "fct_experiment_results",
+        "Briefing or challenge rewrites tested against the original (variance of family "
+        "means, overall mean, discrimination).",
+        _all_rows,
+        (
+            ("experiment_id", "Experiment", ident),
+            ("verdict", "Verdict", fmt_text),
+            (
+                "variance_reduction",
+                "Variance reduction",
+                lambda v: fmt_number(_percent(v), "{:.0f} %"),
+            ),
+            ("mean_change", "Mean change", lambda v: fmt_number(v, "{:+.1f}")),
+            ("reason", "Reason", _long("reason")),
+        ),
+        "No A/B experiment on the platform.",
+    ),
+    DetectorView(
+        "irt",
+        "IRT calibration",
+        "fct_challenge_irt",
+        "Two-parameter IRT per challenge: the least discriminating challenges (they separate "
+        "strong from weak agents least) and any fit problems.",
+        lambda frame: frame.sort_values(["discrimination"], na_position="first").head(8),
+        (
+            ("challenge_id", "Challenge", ident),
+            ("discrimination", "Discrimination", lambda v: fmt_number(v, "{:.2f}")),
+            ("difficulty", "Difficulty", lambda v: fmt_number(v, "{:+.2f}")),
+            ("pass_rate", "Pass rate", lambda v: fmt_number(_percent(v), "{:.0f} %")),
+            ("fit_status", "Fit", fmt_text),
+        ),
+        "No challenge was calibrated.",
+    ),
+    DetectorView(
+        "other-detectors-api",
+        "API memorisation",
+        "fct_api_memorization",
+        "APIs whose challenges newer models score better on, beyond their general progress "
+        "(points per year of training cutoff).",
+        _flag("is_flagged"),
+        (
+            ("tag", "API", ident),
+            ("tagged_challenges", "Challenges", lambda v: fmt_number(v, "{:.0f}")),
+            ("slope_difference", "Slope", lambda v: fmt_number(v, "{:+.2f}")),
+            ("ci_low", "CI low", lambda v: fmt_number(v, "{:+.2f}")),
+            ("q_value", "q", fmt_p),
+        ),
+        "No API shows memorisation.",
+    ),
+    DetectorView(
+        "other-detectors-approach",
+        "Approach bias",
+        "fct_approach_bias",
+        "Valid solution approaches scored differently within model families.",
+        _flag("is_flagged"),
+        (
+            ("challenge_id", "Challenge", ident),
+            ("approach_a", "Approach", ident),
+            ("approach_b", "Against", ident),
+            ("stratified_gap", "Gap", lambda v: fmt_number(v, "{:+.1f}")),
+            ("q_value", "q", fmt_p),
+        ),
+        "No approach is scored differently.",
+    ),
+)
+
+
+def detector_section(reader: MartReader, view: DetectorView) -> Section:
+    """A compact table of one detector's findings (folded when long)."""
+    section = Section(key=view.key, title=view.title, intro=view.intro)
+    if not reader.has(view.mart):
+        section.missing_marts.append(view.mart)
+        return section
+    rows = view.select(reader.read(view.mart))
+    if rows.empty:
+        section.notices.append(view.empty)
+        return section
+    section.headline = f"{len(rows)} row(s) from {view.mart}."
+    section.tables.append(
+        Table(
+            name=view.key,
+            columns=[label for _, label, _ in view.columns],
+            rows=[
+                [render(row[column]) for column, _, render in view.columns]
+                for _, row in rows.iterrows()
+            ],
+            collapsed=len(rows) > FOLD_ROWS,
+        )
+    )
+    return section
+
+
+FOLD_ROWS = 6
+
+
+def gate_section(reader: MartReader) -> Section:
+    """The gate's suites: passed, warning (severity warn) or failed (severity error)."""
+    section = Section(
+        key="gate",
+        title="Gate results",
+        intro=(
+            "The Great Expectations suites run inside dbt build. Under severity 'warn' a "
+            "suite with findings is a warning and the build goes on; under 'error' it fails "
+            "the build."
+        ),
+    )
+    gate = read_or_notice(
+        reader, section, GATE_RESULTS, "No gate suite ran.", order_by="suite_name"
+    )
+    if gate is None:
+        return section
+
+    def status(row: pd.Series) -> str:
+        if _is_true(row["success"]):
+            return "passed"
+        return "warning" if row["severity"] == "warn" else "FAILED"
+
+    section.tables.append(
+        Table(
+            name="gate",
+            columns=["Suite", "Result", "Failing rows", "Details"],
+            rows=[
+                [
+                    ident(row["suite_name"]),
+                    status(row),
+                    fmt_number(row["failing_rows"], "{:.0f}"),
+                    folded("messages", row["failure_message"])
+                    if not _is_missing(row["failure_message"])
+                    else "—",
+                ]
+                for _, row in gate.iterrows()
+            ],
+        )
+    )
+    return section
+
+
+def rejected_section(reader: MartReader) -> Section:
+    """Rows read, kept and rejected per source table, with the rejection reasons."""
+    section = Section(
+        key="rejected-rows",
+        title="Rejected rows",
+        intro="Nothing is lost: raw = clean + rejected, and every rejected row has a reason.",
+    )
+    missing = [mart for mart in (SOURCE_COUNTS, REJECTED_ROWS) if not reader.has(mart)]
+    if missing:
+        section.missing_marts.extend(missing)
+        return section
+    counts = reader.read(SOURCE_COUNTS, order_by="source_table")
+    rejected = reader.read(REJECTED_ROWS)
+    total = int(counts["rejected_rows"].sum()) if not counts.empty else 0
+    section.headline = f"{total} row(s) rejected across {len(counts)} source table(s)."
+    section.tables.append(
+        Table(
+            name="source-rows",
+            columns=["Source table", "Raw", "Clean", "Rejected"],
+            rows=[
+                [
+                    ident(row["source_table"]),
+                    fmt_number(row["raw_rows"], "{:,.0f}"),
+                    fmt_number(row["clean_rows"], "{:,.0f}"),
+                    fmt_number(row["rejected_rows"], "{:,.0f}"),
+                ]
+                for _, row in counts.iterrows()
+            ],
+            collapsed=True,
+            summary=f"{len(counts)} source tables",
+        )
+    )
+    if not rejected.empty:
+        reasons = (
+            rejected.groupby(["source_table", "rejection_reason"]).size().reset_index(name="rows")
+        )
+        section.tables.append(
+            Table(
+                name="rejection-reasons",
+                columns=["Source table", "Reason", "Rows"],
+                rows=[
+                    [ident(row["source_table"]), ident(row["rejection_reason"]), str(row["rows"])]
+                    for _, row in reasons.iterrows()
+                ],
+                collapsed=len(reasons) > FOLD_ROWS,
+                summary=f"{len(reasons)} rejection reasons",
+            )
+        )
+    return section
+
+
+# ----------------------------------------------------------------------------------------
+# (e) Hook: attempts each family still needs (rendered only when that mart exists)
+
+
+ATTEMPTS_NEEDED = "fct_challenge_attempts_needed"
+
+
+def attempts_needed_section(reader: MartReader) -> Section | None:
+    """The attempts each family still needs per challenge, when the mart is built."""
+    if not reader.has(ATTEMPTS_NEEDED):
+        return None
+    frame = reader.read(ATTEMPTS_NEEDED)
+    section = Section(
+        key="attempts-needed",
+        title="Attempts still needed",
+        intro=f"From {ATTEMPTS_NEEDED}: the attempts each family still needs before a verdict.",
+    )
+    if frame.empty:
+        section.notices.append(f"{ATTEMPTS_NEEDED} is empty: every challenge has enough attempts.")
+        return section
+    section.tables.append(
+        Table(
+            name="attempts-needed",
+            columns=list(frame.columns),
+            rows=[[fmt_text(value) for value in row] for row in frame.itertuples(index=False)],
+            collapsed=True,
+            summary=f"{len(frame)} rows",
+        )
+    )
+    return section
+
+
+# ----------------------------------------------------------------------------------------
+# (f) Platform fairness score over time
+
+
+def trend_section(reader: MartReader) -> Section:
+    """The platform fairness score per window."""
+    section = Section(
+        key="fairness-trend",
         title="Is the platform getting fairer?",
         intro=(
             "The platform fairness score of a window is the share of its eligible challenges "
-            "that pass (passing_challenges / eligible_challenges in rpt_platform_fairness_score). "
-            "Eligible challenges met the data requirements and were tested in that window: "
-            "they pass, are flagged, or are uncertain because an interval straddles the "
-            "threshold."
+            "that pass (rpt_platform_fairness_score); eligible challenges met the data "
+            "requirements in that window."
         ),
     )
-    if reader.has(VERDICTS):
-        verdicts = reader.read(VERDICTS)
-        counts = verdicts["verdict"].value_counts()
-        for verdict in ("flagged", "pass", "insufficient_evidence", "not_testable"):
-            section.facts.append(
-                (f"all-time {verdict.replace('_', ' ')}", str(int(counts.get(verdict, 0))))
-            )
-    else:
-        section.missing_marts.append(VERDICTS)
-    if not reader.has(PLATFORM_SCORE):
-        section.missing_marts.append(PLATFORM_SCORE)
-        return section
-    scores = reader.read(PLATFORM_SCORE, order_by="window_start")
-    if scores.empty:
-        section.notices.append(f"{PLATFORM_SCORE} has no windows yet.")
+    scores = read_or_notice(
+        reader,
+        section,
+        PLATFORM_SCORE,
+        f"{PLATFORM_SCORE} has no windows yet.",
+        order_by="window_start",
+    )
+    if scores is None:
         return section
     latest = scores.iloc[-1]
-    score = latest["platform_fairness_score"]
     section.headline = (
-        f"Platform fairness score {fmt_number(_percent(score), '{:.1f}')} % "
+        f"Platform fairness score "
+        f"{fmt_number(_percent(latest['platform_fairness_score']), '{:.1f}')} % "
         f"in the window {fmt_date(latest['window_start'])} to {fmt_date(latest['window_end'])}"
         f" (change {fmt_number(_percent(latest['score_change']), '{:+.1f}')} points): "
         f"{fmt_number(latest['passing_challenges'], '{:.0f}')} of "
@@ -348,171 +977,7 @@ def fairness_trend_plot(scores: pd.DataFrame) -> Plot:
 
 
 # ----------------------------------------------------------------------------------------
-# (b) What to fix this week
-
-
-REVIEW_COLUMNS = (
-    ("priority", "Priority", lambda v: fmt_number(v, "{:.0f}")),
-    ("challenge_id", "Challenge", fmt_text),
-    ("template_id", "Template", fmt_text),
-    ("recommended_action", "Action", lambda v: fmt_text(v).replace("_", " ")),
-    ("action_reason", "Why", fmt_text),
-    ("detectors", "Detectors", fmt_text),
-    ("findings", "Findings", lambda v: fmt_number(v, "{:.0f}")),
-    ("lead_evidence", "Lead evidence", fmt_text),
-    ("verdict", "Verdict", lambda v: fmt_text(v).replace("_", " ")),
-)
-
-
-def review_queue_section(reader: MartReader) -> Section:
-    """This week's review queue: what to fix, how and why."""
-    section = Section(
-        key="review-queue",
-        title="What to fix this week",
-        intro=(
-            "Challenges to review, most urgent first, with the action the evidence points to "
-            "(test-case DIF points at the tests, briefing-style sensitivity at the briefing)."
-        ),
-    )
-    if not reader.has(REVIEW_QUEUE):
-        section.missing_marts.append(REVIEW_QUEUE)
-        return section
-    queue = reader.read(REVIEW_QUEUE, order_by="week_start desc, priority, challenge_id")
-    if queue.empty:
-        section.notices.append("Nothing to review: the review queue is empty.")
-        return section
-    latest_week = queue["week_start"].iloc[0]
-    this_week = queue[queue["week_start"] == latest_week]
-    section.headline = (
-        f"{len(this_week)} challenge(s) to review in the week of {fmt_date(latest_week)}."
-    )
-    section.tables.append(
-        Table(
-            name="review-queue",
-            columns=[label for _, label, _ in REVIEW_COLUMNS],
-            rows=[
-                [render(row[column]) for column, _, render in REVIEW_COLUMNS]
-                for _, row in this_week.iterrows()
-            ],
-            caption=f"Review queue, week of {fmt_date(latest_week)}",
-        )
-    )
-    return section
-
-
-# ----------------------------------------------------------------------------------------
-# (c) Flagged challenges: score distributions by family
-
-
-def flagged_section(reader: MartReader) -> Section:
-    """Per flagged challenge, box plots of the scores of each family, with the verdict."""
-    section = Section(
-        key="flagged-challenges",
-        title="Flagged challenges: score distributions by model family",
-        intro=(
-            "Each flagged challenge with the scores of every model family (box: quartiles; "
-            "whiskers: 1.5 IQR; diamond: mean). The lead family is the flagged family with the "
-            "largest ability-adjusted effect; its interval is the verdict's evidence."
-        ),
-    )
-    missing = [mart for mart in (VERDICTS, SCORE_DISTRIBUTIONS) if not reader.has(mart)]
-    if missing:
-        section.missing_marts.extend(missing)
-        return section
-    verdicts = reader.read(VERDICTS, order_by="q_value, challenge_id")
-    flagged = verdicts[verdicts["verdict"] == "flagged"]
-    distributions = reader.read(SCORE_DISTRIBUTIONS, order_by="challenge_id, model_family, score")
-    if flagged.empty:
-        section.notices.append("No challenge is flagged.")
-        return section
-    section.headline = f"{len(flagged)} flagged challenge(s)."
-    for _, verdict in flagged.iterrows():
-        challenge_id = str(verdict["challenge_id"])
-        rows = distributions[distributions["challenge_id"] == challenge_id]
-        if rows.empty:
-            section.notices.append(f"{challenge_id}: no scored attempts in {SCORE_DISTRIBUTIONS}.")
-            continue
-        section.plots.append(score_distribution_plot(verdict, rows))
-    return section
-
-
-def expand_counts(scores: Sequence[float], counts: Sequence[int]) -> np.ndarray:
-    """The individual scores from (distinct score, count) pairs."""
-    return np.repeat(np.asarray(scores, dtype=float), np.asarray(counts, dtype=np.int64))
-
-
-def score_distribution_plot(verdict: pd.Series, rows: pd.DataFrame) -> Plot:
-    """Horizontal box plots of one flagged challenge's scores by family."""
-    challenge_id = str(verdict["challenge_id"])
-    lead_family = None if _is_missing(verdict["lead_family"]) else str(verdict["lead_family"])
-    families = sorted(rows["model_family"].unique(), reverse=True)
-    samples = []
-    labels = []
-    flagged_flags = []
-    for family in families:
-        family_rows = rows[rows["model_family"] == family]
-        sample = expand_counts(family_rows["score"].tolist(), family_rows["attempts"].tolist())
-        samples.append(sample)
-        labels.append(f"{family} (n={sample.size})")
-        flagged_flags.append(bool(family_rows["is_flagged_family"].any()))
-    figure = _new_figure(7.5, 0.45 * len(families) + 1.6)
-    axes = figure.add_subplot()
-    statistics = boxplot_stats(samples, whis=1.5)
-    for stats in statistics:  # one marker per distinct outlying score keeps the SVG small
-        stats["fliers"] = np.unique(stats["fliers"])
-    boxes = axes.bxp(
-        statistics,
-        orientation="horizontal",
-        patch_artist=True,
-        widths=0.6,
-        showmeans=True,
-        positions=np.arange(1, len(families) + 1),
-        meanprops={"marker": "D", "markerfacecolor": "black", "markeredgecolor": "black"},
-        medianprops={"color": "black"},
-        flierprops={"marker": ".", "markersize": 4, "alpha": 0.6},
-    )
-    for patch, family, is_flagged in zip(boxes["boxes"], families, flagged_flags, strict=True):
-        colour = LEAD_COLOUR if family == lead_family or is_flagged else OTHER_COLOUR
-        patch.set_facecolor(colour)
-        patch.set_alpha(0.8)
-        if family == lead_family:
-            patch.set_hatch("//")
-    axes.set_yticks(np.arange(1, len(families) + 1), labels)
-    axes.set_xlim(-2, 102)
-    axes.set_xlabel("Score (0-100)")
-    axes.set_ylabel("Model family")
-    title = f"{challenge_id}: scores by model family"
-    axes.set_title(title)
-    axes.legend(
-        handles=[
-            Patch(facecolor=LEAD_COLOUR, hatch="//", alpha=0.8, label="lead family (flagged)"),
-            Patch(facecolor=OTHER_COLOUR, alpha=0.8, label="other families"),
-            Line2D([], [], marker="D", color="black", linestyle="none", label="mean"),
-        ],
-        loc="upper left",
-        bbox_to_anchor=(1.01, 1.0),
-        frameon=True,
-    )
-    level = verdict.get("interval_level")
-    level_text = "" if _is_missing(level) else f"{100 * float(level):.0f}% "
-    evidence = (
-        f"Lead family {fmt_text(lead_family)}: ability-adjusted deviation "
-        f"{fmt_number(verdict['lead_adjusted_deviation'], '{:+.1f}')} points "
-        f"({level_text}CI {fmt_interval(verdict['lead_ci_low'], verdict['lead_ci_high'])}), "
-        f"q = {fmt_p(verdict['q_value'])}."
-    )
-    return Plot(
-        kind="score-distribution",
-        svg=figure_to_svg(figure, title),
-        caption=f"{fmt_text(verdict['reason'])}",
-        challenge_id=challenge_id,
-        template_id=fmt_text(verdict.get("template_id")),
-        notes=[evidence],
-    )
-
-
-# ----------------------------------------------------------------------------------------
-# (d) Combination difficulty heatmaps
+# (h) Combination difficulty heatmaps (templates without a flagged combination folded)
 
 
 def combination_section(reader: MartReader) -> Section:
@@ -526,12 +991,14 @@ def combination_section(reader: MartReader) -> Section:
             "Outlined cells are flagged (beyond combination_deviation_threshold)."
         ),
     )
-    if not reader.has(COMBINATION_DIFFICULTY):
-        section.missing_marts.append(COMBINATION_DIFFICULTY)
-        return section
-    combinations = reader.read(COMBINATION_DIFFICULTY, order_by="template_id, variable_combination")
-    if combinations.empty:
-        section.notices.append("No templated challenge has scored attempts.")
+    combinations = read_or_notice(
+        reader,
+        section,
+        COMBINATION_DIFFICULTY,
+        "No templated challenge has scored attempts.",
+        order_by="template_id, variable_combination",
+    )
+    if combinations is None:
         return section
     flagged = int(combinations["is_flagged"].fillna(False).astype(bool).sum())
     section.headline = (
@@ -542,7 +1009,9 @@ def combination_section(reader: MartReader) -> Section:
     finite = deviations[np.isfinite(deviations)]
     limit = max(MIN_HEATMAP_LIMIT, float(np.abs(finite).max()) if finite.size else 0.0)
     for template_id, rows in combinations.groupby("template_id", sort=True):
-        section.plots.append(combination_heatmap(str(template_id), rows, limit))
+        plot = combination_heatmap(str(template_id), rows, limit)
+        plot.collapsed = not rows["is_flagged"].fillna(False).astype(bool).any()
+        section.plots.append(plot)
     return section
 
 
@@ -663,12 +1132,14 @@ def history_section(reader: MartReader) -> Section:
             "A triangle marks drift (flagged after a pass), a circle a fix (pass after a flag)."
         ),
     )
-    if not reader.has(VERDICT_HISTORY):
-        section.missing_marts.append(VERDICT_HISTORY)
-        return section
-    history = reader.read(VERDICT_HISTORY, order_by="challenge_id, window_start")
-    if history.empty:
-        section.notices.append(f"{VERDICT_HISTORY} has no windows yet.")
+    history = read_or_notice(
+        reader,
+        section,
+        VERDICT_HISTORY,
+        f"{VERDICT_HISTORY} has no windows yet.",
+        order_by="challenge_id, window_start",
+    )
+    if history is None:
         return section
     drift = history["is_drift"].fillna(False).astype(bool)
     fixed = history["is_fixed"].fillna(False).astype(bool)
@@ -775,60 +1246,80 @@ def history_grid_plot(history: pd.DataFrame) -> Plot:
 
 
 # ----------------------------------------------------------------------------------------
-# (f) Monthly report tables
+# (g) Monthly report tables
 
 
 ITEM_ORDER = {"newly_flagged": 0, "still_flagged": 1, "fixed": 2}
-MONTHLY_COLUMNS = (
-    ("item_status", "Status", lambda v: fmt_text(v).replace("_", " ")),
-    ("challenge_id", "Challenge", fmt_text),
-    ("template_id", "Template", fmt_text),
-    ("lead_family", "Lead family", fmt_text),
-    ("lead_adjusted_deviation", "Adjusted deviation", lambda v: fmt_number(v, "{:+.1f}")),
-    ("interval", "Interval", None),
-    ("q_value", "q", fmt_p),
-    ("reason", "Reason", fmt_text),
+
+
+def _change_text(row: pd.Series) -> str:
+    """For a fix or drift: the family whose bias changed, before -> after."""
+    if _is_missing(row.get("changed_family")):
+        return "—"
+    before = row.get("changed_family_effect_before")
+    after = row.get("changed_family_effect_after")
+    return (
+        f"{row['changed_family']}: "
+        f"{'no attempts' if _is_missing(before) else fmt_number(before, '{:+.1f}')} -> "
+        f"{'no attempts' if _is_missing(after) else fmt_number(after, '{:+.1f}')}"
+    )
+
+
+MONTHLY_COLUMNS: tuple[tuple[str, str, Callable[[pd.Series], Any]], ...] = (
+    ("item_status", "Status", lambda row: fmt_text(row["item_status"]).replace("_", " ")),
+    ("challenge_id", "Challenge", lambda row: ident(row["challenge_id"])),
+    ("lead_family", "Lead family", lambda row: ident(row["lead_family"])),
+    (
+        "lead_adjusted_deviation",
+        "Adjusted effect",
+        lambda row: fmt_number(row["lead_adjusted_deviation"], "{:+.1f}"),
+    ),
+    ("interval", "Interval", lambda row: fmt_interval(row["lead_ci_low"], row["lead_ci_high"])),
+    ("changed_family", "Changed family (before -> after)", _change_text),
+    ("q_value", "q", lambda row: fmt_p(row["q_value"])),
 )
 
 
 def monthly_section(reader: MartReader) -> Section:
-    """Per window: newly flagged, still flagged and fixed challenges."""
+    """Per window: newly flagged, still flagged and fixed challenges (latest window open)."""
     section = Section(
         key="monthly-report",
         title="Monthly bias report",
-        intro="Per window, the challenges newly flagged, still flagged, and fixed.",
+        intro=(
+            "Per window, the challenges newly flagged, still flagged, and fixed; a fix or drift "
+            "names the family whose bias changed, with its effect before and after."
+        ),
     )
-    if not reader.has(MONTHLY_REPORT):
-        section.missing_marts.append(MONTHLY_REPORT)
+    report = read_or_notice(
+        reader,
+        section,
+        MONTHLY_REPORT,
+        "No challenge was flagged or fixed in any window.",
+        order_by="window_start desc, challenge_id",
+    )
+    if report is None:
         return section
-    report = reader.read(MONTHLY_REPORT, order_by="window_start desc, challenge_id")
-    if report.empty:
-        section.notices.append("No challenge was flagged or fixed in any window.")
-        return section
-    for window_start, rows in report.groupby("window_start", sort=False):
+    for index, (window_start, rows) in enumerate(report.groupby("window_start", sort=False)):
         ordered = rows.assign(
             _order=rows["item_status"].map(ITEM_ORDER).fillna(len(ITEM_ORDER))
         ).sort_values(["_order", "challenge_id"])
         first = ordered.iloc[0]
         caption = (
             f"Window {fmt_date(window_start)} to {fmt_date(first['window_end'])}: platform "
-            f"fairness score {fmt_number(_percent(first['platform_fairness_score']))} %"
+            f"fairness score {fmt_number(_percent(first['platform_fairness_score']))} %, "
+            f"{len(ordered)} item(s)"
         )
-        table_rows = []
-        for _, row in ordered.iterrows():
-            cells = []
-            for column, _, render in MONTHLY_COLUMNS:
-                if column == "interval":
-                    cells.append(fmt_interval(row["lead_ci_low"], row["lead_ci_high"]))
-                elif render is not None:
-                    cells.append(render(row[column]))
-            table_rows.append(cells)
         section.tables.append(
             Table(
                 name="monthly-report",
                 columns=[label for _, label, _ in MONTHLY_COLUMNS],
-                rows=table_rows,
+                rows=[
+                    [render(row) for _, _, render in MONTHLY_COLUMNS]
+                    for _, row in ordered.iterrows()
+                ],
                 caption=caption,
+                collapsed=index > 0,
+                summary=caption,
             )
         )
     return section
@@ -838,11 +1329,19 @@ def monthly_section(reader: MartReader) -> Section:
 # The page
 
 
-SECTION_BUILDERS: tuple[tuple[str, str, Callable[[MartReader], Section]], ...] = (
-    ("headline", "Is the platform getting fairer?", headline_section),
-    ("review-queue", "What to fix this week", review_queue_section),
-    ("flagged-challenges", "Flagged challenges", flagged_section),
+SECTION_BUILDERS: tuple[tuple[str, str, Callable[[MartReader], Section | None]], ...] = (
+    ("answer", "What is biased, and what to do", answer_section),
+    ("adjusted-effects", "Ability-adjusted family effects", effects_section),
+    ("review-queue", "Review queue", review_queue_section),
+    *(
+        (view.key, view.title, (lambda reader, view=view: detector_section(reader, view)))
+        for view in DETECTOR_VIEWS
+    ),
+    ("gate", "Gate results", gate_section),
+    ("rejected-rows", "Rejected rows", rejected_section),
+    ("attempts-needed", "Attempts still needed", attempts_needed_section),
     ("combination-difficulty", "Combination difficulty", combination_section),
+    ("fairness-trend", "Is the platform getting fairer?", trend_section),
     ("verdict-history", "Verdict history", history_section),
     ("monthly-report", "Monthly bias report", monthly_section),
 )
@@ -853,17 +1352,19 @@ def build_sections(reader: MartReader) -> list[Section]:
     sections = []
     for key, title, builder in SECTION_BUILDERS:
         try:
-            sections.append(builder(reader))
+            section = builder(reader)
         except Exception as error:  # a mart with unexpected columns must not sink the report
             message = f"{type(error).__name__}: {error}"
             print(f"fairness report: section '{key}' failed: {message}", file=sys.stderr)
-            sections.append(Section(key=key, title=title, error=message))
+            section = Section(key=key, title=title, error=message)
+        if section is not None:
+            sections.append(section)
     return sections
 
 
 def render_report(database: Path, schema: str = "main") -> str:
-    """The report HTML of the marts in `database`."""
-    with duckdb.connect(str(database), read_only=True) as connection:
+    """The report HTML of the marts in `database` (MartsUnavailable when unreadable)."""
+    with connect_read_only(database) as connection:
         sections = build_sections(MartReader(connection, schema))
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
@@ -888,18 +1389,37 @@ def write_report(database: Path, out: Path, schema: str = "main") -> Path:
     return out
 
 
+def absent_marts(database: Path, schema: str = "main") -> list[str]:
+    """The marts the report reads that `database` lacks (MartsUnavailable when unreadable)."""
+    with connect_read_only(database) as connection:
+        return missing_marts(existing_tables(connection, schema), MARTS_READ)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Command line: python -m challenge_fairness.report DATABASE --out FILE."""
+    """Command line: python -m challenge_fairness.report DATABASE --out FILE. Exit 0 when every
+    mart is there, 1 when the report was written without some (named), 2 when the database
+    cannot be read or holds none of them."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("database", type=Path, help="DuckDB file holding the built marts")
     parser.add_argument("--out", type=Path, default=Path("target/fairness_report.html"))
     parser.add_argument("--schema", default="main", help="schema of the marts (default main)")
     args = parser.parse_args(argv)
-    if not args.database.is_file():
-        print(f"fairness report: no DuckDB file at {args.database}", file=sys.stderr)
+    try:
+        absent = absent_marts(args.database, args.schema)
+        if VERDICTS in absent:
+            raise MartsUnavailable(unbuilt_message(args.database, args.schema, absent))
+        path = write_report(args.database, args.out, args.schema)
+    except MartsUnavailable as error:
+        print(f"challenge_fairness.report: {error}", file=sys.stderr)
         return 2
-    path = write_report(args.database, args.out, args.schema)
     print(f"Fairness report written to {path.resolve()}")
+    if absent:
+        print(
+            f"challenge_fairness.report: written without {len(absent)} mart(s) that were not "
+            f"built: {', '.join(absent)} (their sections say so)",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

@@ -7,9 +7,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+
+from challenge_fairness.marts_database import (
+    MartsUnavailable,
+    connect_read_only,
+    existing_tables,
+    missing_marts,
+    unbuilt_message,
+)
 
 MARTS = (
     "fct_challenge_verdicts",
@@ -61,115 +71,188 @@ def _rows(connection: duckdb.DuckDBPyConnection, sql: str) -> list[tuple]:
     return connection.sql(sql).fetchall()
 
 
+REQUIRED = ("fct_challenge_verdicts",)  # without it nothing was built: the summary stops
+
+
 def summarise(database: Path, schema: str = "main") -> str:
-    """The summary text of the marts in `database`."""
-    lines: list[str] = []
-    with duckdb.connect(str(database), read_only=True) as connection:
-        verdicts = _rows(
-            connection,
-            f"""select verdict, count(*) from {schema}.fct_challenge_verdicts
-            group by verdict order by verdict""",
-        )
+    """The summary text of the marts in `database` (MartsUnavailable when unreadable)."""
+    return build_summary(database, schema)[0]
+
+
+def build_summary(database: Path, schema: str = "main") -> tuple[str, list[str]]:
+    """The summary text and the marts it needed but did not find."""
+    connection = connect_read_only(database)
+    with connection:
+        tables = existing_tables(connection, schema)
+        unbuilt = missing_marts(tables, REQUIRED)
+        if unbuilt:
+            raise MartsUnavailable(unbuilt_message(database, schema, unbuilt))
+        absent = missing_marts(tables, MARTS)
+        lines = [f"Challenge fairness of {database} (schema {schema})"]
+        for section in SECTIONS:
+            needed = [mart for mart in section.marts if mart not in tables]
+            if needed:
+                lines.append(f"{section.title}: not built (missing {', '.join(needed)})")
+                continue
+            lines += section.lines(connection, schema)
+    if absent:
         lines.append(
-            "Verdicts (ability-adjusted, FDR-controlled): "
-            + ", ".join(f"{n} {verdict}" for verdict, n in verdicts)
+            f"Not built ({len(absent)} marts): {', '.join(absent)}; run the full dbt build "
+            "for the complete summary."
         )
-        flagged_verdicts = _rows(
-            connection,
-            f"""select challenge_id, reason from {schema}.fct_challenge_verdicts
-            where verdict = 'flagged' order by q_value, challenge_id""",
-        )
-        lines += [f"  FLAGGED {c}: {reason}" for c, reason in flagged_verdicts] or [
-            "  none flagged"
-        ]
-
-        flagged = _rows(
-            connection,
-            f"""select challenge_id, model_family, deviation, attempts, challenge_attempts
-            from {schema}.fct_family_deviation where is_flagged
-            order by abs(deviation) desc""",
-        )
-        lines.append(f"Raw rule: family deviations beyond the threshold ({len(flagged)}):")
-        lines += [
-            f"  challenge {c}: family {f} {d:+.1f} points ({n} of {total} scored attempts)"
-            for c, f, d, n, total in flagged
-        ] or ["  none"]
-
-        combinations = _rows(
-            connection,
-            f"""select template_id, variable_combination, deviation, attempts
-            from {schema}.fct_combination_difficulty where is_flagged
-            order by abs(deviation) desc""",
-        )
-        lines.append(f"Variable combinations beyond the threshold ({len(combinations)}):")
-        lines += [
-            f"  template {t} {v}: {d:+.1f} points vs the template mean ({n} attempts)"
-            for t, v, d, n in combinations
-        ] or ["  none"]
-
-        statuses = _rows(
-            connection,
-            f"""select status, count(*), count(*) filter (where p_value < 0.05)
-            from {schema}.fct_family_kruskal_wallis group by status order by status""",
-        )
-        lines.append("Kruskal-Wallis by family (reported, not gating):")
-        lines += [f"  {s}: {n} challenges, {p} with p < 0.05" for s, n, p in statuses]
-        (large,) = _rows(
-            connection,
-            f"select count(*) from {schema}.fct_family_effect_sizes where is_flagged",
-        )
-        lines.append(f"Family pairs with |Cohen's d| above the threshold (reported): {large[0]}")
-
-        lines += _detector_lines(connection, schema)
-        lines += audit_lines(connection, schema)
-
-        gate = _rows(
-            connection,
-            f"""select suite_name, success, failing_rows, severity
-            from {schema}.fct_fairness_gate_results order by suite_name""",
-        )
-        lines.append("Great Expectations gate:")
-        lines += [
-            f"  {s}: {'passed' if ok else f'FAILED on {n} rows'} (severity {sev})"
-            for s, ok, n, sev in gate
-        ]
-
-        lines += _history_lines(connection, schema)
-        lines += _review_queue_lines(connection, schema)
-        lines += _remedy_lines(connection, schema)
-
-        counts = _rows(
-            connection,
-            f"""select source_table, raw_rows, clean_rows, rejected_rows
-            from {schema}.fct_source_row_counts order by source_table""",
-        )
-        reasons = _rows(
-            connection,
-            f"""select source_table, rejection_reason, count(*) from {schema}.fct_rejected_rows
-            group by all order by all""",
-        )
-        lines.append("Source rows (raw = clean + rejected):")
-        lines += [f"  {t}: {r} = {c} + {x}" for t, r, c, x in counts]
-        lines += [f"  rejected {t}: {n} x {reason}" for t, reason, n in reasons]
-
     lines.append(f"Marts are tables in {database} (schema {schema}): {', '.join(MARTS)}.")
-    return "\n".join(lines)
+    return "\n".join(lines), absent
+
+
+@dataclass(frozen=True)
+class SummarySection:
+    """A block of the summary and the marts it reads."""
+
+    title: str
+    marts: tuple[str, ...]
+    lines: Callable[[duckdb.DuckDBPyConnection, str], list[str]]
+
+
+def _verdict_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
+    """Verdict counts, then every flagged challenge with its evidence."""
+    verdicts = _rows(
+        connection,
+        f"""select verdict, count(*) from {schema}.fct_challenge_verdicts
+        group by verdict order by verdict""",
+    )
+    lines = [
+        "Verdicts (ability-adjusted, FDR-controlled): "
+        + (", ".join(f"{n} {verdict}" for verdict, n in verdicts) or "no challenges")
+    ]
+    flagged_verdicts = _rows(
+        connection,
+        f"""select challenge_id, reason from {schema}.fct_challenge_verdicts
+        where verdict = 'flagged' order by q_value, challenge_id""",
+    )
+    lines += [f"  FLAGGED {c}: {reason}" for c, reason in flagged_verdicts] or ["  none flagged"]
+    return lines
 
 
 def _review_queue_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
-    """This week's review queue (rpt_review_queue): what to fix, why, and what to do."""
+    """This week's review queue (rpt_review_queue): one item per cause, most harmful first."""
     rows = _rows(
         connection,
-        f"""select priority, challenge_id, recommended_action, detectors, week_start, scan_date
+        f"""select priority, recommended_action, cause, challenges, challenge_ids, harm_score,
+            week_start, scan_date, priority_tier
         from {schema}.rpt_review_queue where is_latest_week order by priority""",
     )
     if not rows:
-        return ["Review queue: nothing to review (no findings in the latest scan)"]
-    week, scan = rows[0][4], rows[0][5]
-    lines = [f"Review queue, week of {week} (scan of {scan}): {len(rows)} challenges"]
-    lines += [
-        f"  {p}. {c}: {action.upper()} [{detectors}]" for p, c, action, detectors, _w, _s in rows
+        return ["What to do: nothing to review (no findings in the latest scan)"]
+    week, scan = rows[0][6], rows[0][7]
+    lines = [
+        f"What to do (review queue, week of {week}, scan of {scan}): {len(rows)} items, one per"
+        " root cause; challenge-level biases first, most harmful first"
     ]
+    for priority, action, cause, n, challenge_ids, harm, _week, _scan, tier in rows:
+        listed = challenge_ids if n <= 3 else f"{n} challenges: {challenge_ids}"
+        label = action.replace("_", " ").upper() + TIER_NOTES.get(tier, "")
+        lines.append(f"  {priority}. {label}: {cause} [{listed}; harm {harm:,.0f}]")
+    return lines
+
+
+TIER_NOTES = {2: " (platform-level trend)"}
+
+
+def _combination_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
+    """Variable combinations beyond the threshold."""
+    combinations = _rows(
+        connection,
+        f"""select template_id, variable_combination, deviation, attempts
+        from {schema}.fct_combination_difficulty where is_flagged
+        order by abs(deviation) desc""",
+    )
+    lines = [f"Variable combinations beyond the threshold ({len(combinations)}):"]
+    lines += [
+        f"  template {t} {v}: {d:+.1f} points vs the template mean ({n} attempts)"
+        for t, v, d, n in combinations
+    ] or ["  none"]
+    return lines
+
+
+def _gate_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
+    """The gate's suites: failures under severity error, warnings under warn."""
+    gate = _rows(
+        connection,
+        f"""select suite_name, success, failing_rows, severity
+        from {schema}.fct_fairness_gate_results order by suite_name""",
+    )
+    if not gate:
+        return ["Great Expectations gate: no suite ran"]
+    severities = sorted({sev for _s, _ok, _n, sev in gate})
+    failing = [(s, n, sev) for s, ok, n, sev in gate if not ok]
+    passed = [s for s, ok, _n, _sev in gate if ok]
+    if not failing:
+        head = f"all {len(gate)} suites passed"
+    elif severities == ["warn"]:
+        head = (
+            f"severity warn: {len(failing)} of {len(gate)} suites found something, recorded as"
+            " warnings; the build went on"
+        )
+    else:
+        head = f"{len(failing)} of {len(gate)} suites FAILED the build (severity error)"
+    lines = [f"Great Expectations gate ({head}):"]
+    lines += [
+        f"  {'WARNING' if sev == 'warn' else 'FAILED'} {s}: {n} failing rows"
+        for s, n, sev in failing
+    ]
+    if passed:
+        lines.append(f"  passed: {', '.join(passed)}")
+    return lines
+
+
+def _raw_rule_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
+    """The seed's raw per-challenge rules as counts, with what they mean at scale."""
+    [(tested, significant)] = _rows(
+        connection,
+        f"""select count(*) filter (where status = 'tested'),
+            count(*) filter (where status = 'tested' and p_value < 0.05)
+        from {schema}.fct_family_kruskal_wallis""",
+    )
+    [(pairs, pair_challenges)] = _rows(
+        connection,
+        f"""select count(*), count(distinct challenge_id)
+        from {schema}.fct_family_effect_sizes where is_flagged""",
+    )
+    [(deviations, on_flagged)] = _rows(
+        connection,
+        f"""select count(*), count(*) filter (where verdicts.verdict = 'flagged')
+        from {schema}.fct_family_deviation as deviations
+        left join {schema}.fct_challenge_verdicts as verdicts
+            on deviations.challenge_id = verdicts.challenge_id
+        where deviations.is_flagged""",
+    )
+    return [
+        "Raw seed rules (reported for comparison, NOT bias verdicts):",
+        f"  Kruskal-Wallis by family: p < 0.05 on {significant} of {tested} tested challenges",
+        f"  |Cohen's d| above the threshold: {pairs} family pairs on {pair_challenges} challenges",
+        f"  family mean beyond the threshold from the challenge mean: {deviations} (challenge,"
+        f" family) pairs, {on_flagged} of them on flagged challenges",
+        "  These rules compare raw scores: with thousands of attempts they are expected to fire"
+        " wherever families differ in overall skill. The verdicts above adjust for ability and"
+        " control false discoveries; act on them, not on these counts.",
+    ]
+
+
+def _source_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
+    """Rows read, kept and rejected per source table, and the rejection reasons."""
+    counts = _rows(
+        connection,
+        f"""select source_table, raw_rows, clean_rows, rejected_rows
+        from {schema}.fct_source_row_counts order by source_table""",
+    )
+    reasons = _rows(
+        connection,
+        f"""select source_table, rejection_reason, count(*) from {schema}.fct_rejected_rows
+        group by all order by all""",
+    )
+    lines = ["Source rows (raw = clean + rejected):"]
+    lines += [f"  {t}: {r} = {c} + {x}" for t, r, c, x in counts]
+    lines += [f"  rejected {t}: {n} x {reason}" for t, reason, n in reasons]
     return lines
 
 
@@ -237,11 +320,6 @@ def _detector_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[
             || printf('%.2f', similarity)
             || case when is_same_template then ' (same template)' else '' end
             from {schema}.fct_challenge_instance_overlap order by challenge_a, challenge_b""",
-        "family clustering": f"""select case when is_flagged then 'FLAGGED ' else '' end
-            || status || ': mean silhouette ' || coalesce(printf('%.2f', mean_silhouette), 'n/a')
-            || ', permutation p = ' || coalesce(printf('%.3g', p_value), 'n/a')
-            || ' over ' || agents_analysed || ' agents'
-            from {schema}.fct_family_clustering""",
         "IRT": f"""select fit_status || ': ' || count(*) || ' challenges, median discrimination '
             || coalesce(printf('%.2f', median(discrimination)), 'n/a')
             from {schema}.fct_challenge_irt group by fit_status order by fit_status""",
@@ -249,7 +327,22 @@ def _detector_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[
     for label, sql in findings.items():
         found = [row[0] for row in _rows(connection, sql)]
         lines += [f"  {label}: {text}" for text in found] or [f"  {label}: nothing found"]
-    return lines
+    return lines + _clustering_conclusion(connection, schema)
+
+
+DETECTOR_MARTS = (
+    "fct_detector_coverage",
+    "fct_briefing_style_sensitivity",
+    "fct_experiment_results",
+    "fct_api_memorization",
+    "fct_test_case_bias",
+    "fct_string_challenge_unicode_coverage",
+    "fct_approach_bias",
+    "fct_challenge_contamination",
+    "fct_challenge_instance_overlap",
+    "fct_challenge_irt",
+    "fct_family_clustering",
+)
 
 
 # --- Verdict history (F4): drifts, fixes and the latest platform fairness score ---------
@@ -289,16 +382,23 @@ def _history_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[s
     changes = _rows(
         connection,
         f"""select case when is_drift then 'DRIFT' else 'FIXED' end, challenge_id, window_start,
-            lead_family, lead_adjusted_deviation, new_families
+            changed_family, changed_family_effect_before, changed_family_effect_after,
+            new_families
         from {schema}.fct_challenge_verdict_history where is_drift or is_fixed
         order by window_start, challenge_id""",
     )
     lines += [
-        f"  {kind} {challenge} in window {start}: family {family} {effect:+.1f} points"
+        f"  {kind} {challenge} in window {start}: family {family} "
+        f"{_effect_text(before, 'no attempts before')} -> {_effect_text(after, 'no attempts now')}"
         + (f" (new families: {new})" if new else "")
-        for kind, challenge, start, family, effect, new in changes
+        for kind, challenge, start, family, before, after, new in changes
     ] or ["  no drifts or fixes"]
     return lines
+
+
+def _effect_text(effect: float | None, missing: str) -> str:
+    """An adjusted effect in points, or what its absence means."""
+    return missing if effect is None else f"{effect:+.1f} points"
 
 
 # --- F6 briefing and rubric audit --------------------------------------------------------------
@@ -334,14 +434,94 @@ def audit_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]
     return lines
 
 
+def _clustering_conclusion(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
+    """What the family clustering means, in one line."""
+    rows = _rows(
+        connection,
+        f"""select status, is_flagged, is_significant, mean_silhouette, silhouette_threshold,
+            p_value, agents_analysed, reason
+        from {schema}.fct_family_clustering""",
+    )
+    lines = []
+    for status, flagged, significant, silhouette, threshold, p, agents, reason in rows:
+        if status != "tested":
+            lines.append(f"  family clustering: not tested ({reason or status})")
+            continue
+        measured = f"mean silhouette {silhouette:.2f}, permutation p = {p:.3g}, {agents} agents"
+        if flagged:
+            verdict = (
+                "FLAGGED: agents of a family share a score profile beyond their skill, so some"
+                " challenges favour whole families; read the flagged challenges family by family"
+            )
+        elif significant:
+            verdict = (
+                f"families differ a little but do not form separate clusters (silhouette below"
+                f" {threshold:g}): no family-wide pattern; the biases found are challenge-specific"
+            )
+        else:
+            verdict = "agents do not group by family: no family-wide pattern across challenges"
+        lines.append(f"  family clustering: {verdict} ({measured})")
+    return lines or ["  family clustering: nothing found"]
+
+
+SECTIONS = (
+    SummarySection("Verdicts", ("fct_challenge_verdicts",), _verdict_lines),
+    SummarySection("What to do", ("rpt_review_queue",), _review_queue_lines),
+    SummarySection(
+        "Verdict history",
+        ("fct_challenge_verdict_history", "rpt_platform_fairness_score"),
+        lambda connection, schema: _history_lines(connection, schema),
+    ),
+    SummarySection("Variable combinations", ("fct_combination_difficulty",), _combination_lines),
+    SummarySection(
+        "Combination remedies",
+        ("fct_combination_tiers", "fct_equivalent_combination_pools"),
+        lambda connection, schema: _remedy_lines(connection, schema),
+    ),
+    SummarySection(
+        "Other detectors",
+        DETECTOR_MARTS,
+        lambda connection, schema: _detector_lines(connection, schema),
+    ),
+    SummarySection(
+        "Briefing and rubric audit",
+        (
+            "fct_briefing_locale_findings",
+            "fct_briefing_domain_assumptions",
+            "fct_rubric_item_bias",
+            "fct_rubric_style_lint",
+        ),
+        lambda connection, schema: audit_lines(connection, schema),
+    ),
+    SummarySection("Great Expectations gate", ("fct_fairness_gate_results",), _gate_lines),
+    SummarySection(
+        "Raw seed rules",
+        (
+            "fct_family_kruskal_wallis",
+            "fct_family_effect_sizes",
+            "fct_family_deviation",
+            "fct_challenge_verdicts",
+        ),
+        _raw_rule_lines,
+    ),
+    SummarySection("Source rows", ("fct_source_row_counts", "fct_rejected_rows"), _source_lines),
+)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Command-line entry point."""
+    """Command-line entry point: 0 when complete, 1 when some marts are missing, 2 when the
+    database cannot be read or holds no built marts."""
     parser = argparse.ArgumentParser(prog="python -m challenge_fairness.summary")
     parser.add_argument("database", nargs="?", default="challenge_fairness.duckdb")
     parser.add_argument("--schema", default="main")
     args = parser.parse_args(argv)
-    print(summarise(Path(args.database), args.schema))
-    return 0
+    try:
+        text, absent = build_summary(Path(args.database), args.schema)
+    except MartsUnavailable as error:
+        print(f"challenge_fairness.summary: {error}", file=sys.stderr)
+        return 2
+    print(text)
+    return 1 if absent else 0
 
 
 if __name__ == "__main__":

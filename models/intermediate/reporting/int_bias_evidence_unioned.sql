@@ -11,18 +11,30 @@
 
     Action precedence (1 decides first, see action_precedence):
     1 retire_challenge: memorised content cannot be un-memorised, so fixing anything else
-      on a memorised or duplicated challenge is wasted work;
+      on a memorised or duplicated challenge is wasted work; also a flagged family bias
+      (the challenge's own evidence) that no detector explains;
     2 fix_tests, 3 fix_rubric: the score itself is wrong for some attempts;
     4 fix_briefing: the task statement favours a family;
-    5 rebalance_combinations: the challenge is fine, its variable combination is too hard
+    5 inspect_new_family: a flagged family bias that began when that family first attempted
+      the challenge (it passed before): check the family's attempts before the challenge;
+    6 rebalance_combinations: the challenge is fine, its variable combination is too hard
       or too easy compared with its template's others;
-    6 confirm_fix: a flagged family bias whose challenge was fixed (fct_challenge_verdict_history:
+    7 rewrite_challenge: a memorised API (platform-level trend) whose trend this challenge's
+      own slope shows beyond the threshold with confidence: rewrite, never retire on a
+      platform trend alone;
+    8 watch: a memorised API whose trend this challenge's own slope does not confirm;
+    9 confirm_fix: a flagged family bias whose challenge was fixed (fct_challenge_verdict_history:
       pass in every decided window since its latest fix): the all-time verdict still counts
       the earlier, biased attempts; confirm the change and re-baseline instead of retiring.
+
+    Every finding also names its root cause (cause_id, cause): the unit its detector flags,
+    which may span challenges; a flagged family effect takes the cause of the finding that
+    explains it, else its own (`family_bias:<challenge_id>`). rpt_review_queue has one item
+    per cause.
 #}
 {%- set actions = [
-    'retire_challenge', 'fix_tests', 'fix_rubric', 'fix_briefing', 'rebalance_combinations',
-    'confirm_fix'
+    'retire_challenge', 'fix_tests', 'fix_rubric', 'fix_briefing', 'inspect_new_family',
+    'rebalance_combinations', 'rewrite_challenge', 'watch', 'confirm_fix'
 ] %}
 {%- set action_precedence -%}
     case recommended_action
@@ -232,11 +244,26 @@ api_findings as (
                 || {{ format_number('api_challenges.slope_difference', '%+.2f') }},
                 ''
             ) as evidence,
-        'retire_challenge' as recommended_action,
-        'newer models have memorised ' || apis.tag || ' (their scores on its challenges rise with'
-            || ' training cutoff beyond their general progress): memorised content cannot be'
-            || ' un-memorised; retire the challenge, or rewrite it so it does not reward recall'
-            || ' of the API' as action_reason
+        case
+            when api_challenges.ci_low > apis.slope_threshold then 'rewrite_challenge'
+            else 'watch'
+        end as recommended_action,
+        case
+            when api_challenges.ci_low > apis.slope_threshold then
+                'newer models have memorised ' || apis.tag || ' (scores on its challenges rise'
+                || ' with training cutoff beyond their general progress) and this challenge''s'
+                || ' own slope is beyond the threshold with confidence (CI from '
+                || {{ format_number('api_challenges.ci_low', '%+.2f') }} || '): rewrite it so'
+                || ' it does not reward recall of the API (a platform-level trend on a passing'
+                || ' challenge is no reason to retire it)'
+            else
+                'a platform-level trend: newer models do better on ' || apis.tag || '''s'
+                || ' challenges, but this challenge''s own slope'
+                || coalesce(' (CI ' || {{ format_number('api_challenges.ci_low', '%+.2f') }}
+                    || ' to ' || {{ format_number('api_challenges.ci_high', '%+.2f') }} || ')', '')
+                || ' does not show it beyond the threshold with confidence: watch it in the'
+                || ' next scans'
+        end as action_reason
     from apis
     inner join api_challenges
         on apis.api_name = api_challenges.api_name
@@ -448,6 +475,65 @@ cause_findings_unioned as (
     select * from domain_assumption_findings
 ),
 
+{#- The root cause each finding belongs to (one review-queue item per cause): the flagged
+    unit of its detector, which may span challenges (an API, a briefing style of a template,
+    a reference document, a pair of near-duplicate challenges, a variable combination). The
+    item is the part of finding_id after `<challenge_id>/`. #}
+causes_identified as (
+    select
+        cause_findings_unioned.*,
+        substr(
+            cause_findings_unioned.finding_id, length(cause_findings_unioned.challenge_id) + 2
+        ) as finding_item,
+        challenges.template_id as finding_template_id
+    from cause_findings_unioned
+    left join challenges
+        on cause_findings_unioned.challenge_id = challenges.challenge_id
+),
+
+causes_named as (
+    select
+        * exclude (finding_item, finding_template_id),
+        case detector
+            when 'briefing_style_sensitivity'
+                then 'briefing_style:' || finding_template_id || '/' || finding_item
+            when 'test_case_bias' then 'test_case:' || finding_item
+            when 'rubric_item_bias' then 'rubric_item:' || finding_item
+            when 'approach_bias' then 'approach:' || finding_id
+            when 'api_memorization' then finding_item
+            when 'challenge_contamination' then 'reference_document:' || finding_item
+            when 'challenge_instance_overlap'
+                then 'instance_overlap:' || least(challenge_id, finding_item) || '/'
+                    || greatest(challenge_id, finding_item)
+            when 'combination_difficulty'
+                then 'combination:' || finding_template_id || '/' || finding_item
+            else detector || ':' || challenge_id
+        end as cause_id,
+        case detector
+            when 'briefing_style_sensitivity'
+                then 'briefing style ' || finding_item || ' of template ' || finding_template_id
+                    || ' moves a family''s result'
+            when 'test_case_bias' then 'test case ' || finding_item || ' functions differently by family'
+            when 'rubric_item_bias' then 'rubric item ' || finding_item || ' functions differently by family'
+            when 'approach_bias'
+                then 'approaches ' || finding_item || ' scored differently on ' || challenge_id
+            when 'api_memorization' then 'newer models memorised ' || finding_item
+            when 'challenge_contamination'
+                then 'code public in reference document ' || finding_item
+            when 'challenge_instance_overlap'
+                then 'shared code of ' || least(challenge_id, finding_item) || ' and '
+                    || greatest(challenge_id, finding_item)
+            when 'combination_difficulty'
+                then 'variable combination ' || finding_item || ' of template '
+                    || finding_template_id || ' is off the template''s difficulty'
+            when 'unicode_coverage' then 'tests of ' || challenge_id || ' miss Unicode categories'
+            when 'briefing_locale' then 'briefing of ' || challenge_id || ' assumes a locale'
+            when 'briefing_domain_assumptions'
+                then 'briefing of ' || challenge_id || ' relies on unstated domain knowledge'
+        end as cause
+    from causes_identified
+),
+
 ranked_causes as (
     select
         *,
@@ -463,7 +549,7 @@ ranked_causes as (
             'api_memorization',
             'challenge_contamination'
         ) as can_explain_family_bias
-    from cause_findings_unioned
+    from causes_named
 ),
 
 flagged_family_effects as (
@@ -483,6 +569,8 @@ family_causes as (
         flagged_family_effects.model_family,
         ranked_causes.detector as cause_detector,
         ranked_causes.finding_id as cause_finding_id,
+        ranked_causes.cause_id,
+        ranked_causes.cause,
         ranked_causes.recommended_action as cause_action,
         ranked_causes.action_reason as cause_action_reason,
         row_number() over (
@@ -525,6 +613,19 @@ holding_fixes as (
         > coalesce(max(window_start) filter (where verdict = 'flagged'), date '0001-01-01')
 ),
 
+{#- A bias that began when a family arrived: the challenge passed, then a window in which
+    the flagged family attempted it for the first time flagged it for that family. #}
+arrival_drifts as (
+    select
+        challenge_id,
+        changed_family as model_family,
+        max(window_start) as began_in_window
+    from verdict_history
+    where is_drift
+        and ',' || new_families || ',' like '%,' || changed_family || ',%'
+    group by challenge_id, changed_family
+),
+
 family_findings as (
     select
         flagged_family_effects.challenge_id,
@@ -547,8 +648,27 @@ family_findings as (
             || {{ format_number('flagged_family_effects.challenge_q_value', '%.2g') }}
             || '; threshold {{ var("family_deviation_threshold") }} points)' as evidence,
         case
+            when holding_fixes.challenge_id is null and family_causes.cause_id is not null
+                then family_causes.cause_id
+            else 'family_bias:' || flagged_family_effects.challenge_id
+        end as cause_id,
+        case
+            when holding_fixes.challenge_id is not null
+                then 'family bias on ' || flagged_family_effects.challenge_id || ', fixed since '
+                    || cast(holding_fixes.fixed_in_window as varchar)
+            when family_causes.cause is not null then family_causes.cause
+            when arrival_drifts.challenge_id is not null
+                then 'family bias on ' || flagged_family_effects.challenge_id
+                    || ' since family ' || flagged_family_effects.model_family || ' arrived ('
+                    || cast(arrival_drifts.began_in_window as varchar) || ')'
+            else 'family bias on ' || flagged_family_effects.challenge_id
+                || ' that no detector explains'
+        end as cause,
+        case
             when holding_fixes.challenge_id is not null then 'confirm_fix'
+            when family_causes.cause_detector = 'api_memorization' then 'retire_challenge'
             when family_causes.cause_action is not null then family_causes.cause_action
+            when arrival_drifts.challenge_id is not null then 'inspect_new_family'
             else 'retire_challenge'
         end as recommended_action,
         case
@@ -558,10 +678,24 @@ family_findings as (
                 || ' (fct_challenge_verdict_history: pass in every decided window since);'
                 || ' the all-time verdict still counts the earlier, biased attempts: confirm'
                 || ' the change that fixed it and re-baseline'
+            when family_causes.cause_detector = 'api_memorization' then
+                'this challenge''s own verdict flags family ' || flagged_family_effects.model_family
+                || ' and its API is memorised (' || family_causes.cause_finding_id
+                || '): memorised content cannot be un-memorised; retire the challenge'
             when family_causes.cause_action is not null then
                 'the family bias is attributed to the ' || family_causes.cause_detector
                 || ' finding ' || family_causes.cause_finding_id || ' on this challenge: '
                 || family_causes.cause_action_reason
+            when arrival_drifts.challenge_id is not null then
+                'the bias began in the window of ' || cast(arrival_drifts.began_in_window as varchar)
+                || ', when family ' || flagged_family_effects.model_family || ' first attempted'
+                || ' this challenge (it passed before: fct_challenge_verdict_history): check '
+                || flagged_family_effects.model_family || '''s attempts (harness, tools, output'
+                || ' format) before changing the challenge; if they are sound, the challenge'
+                || case when flagged_family_effects.adjusted_deviation > 0 then ' favours '
+                    else ' penalises ' end
+                || flagged_family_effects.model_family || ': rewrite it, or retire it if no'
+                || ' cause is found'
             when replacing_experiments.experiment_id is not null then
                 'family bias that no detector attributes to the tests, briefing or rubric, but'
                 || ' experiment ' || replacing_experiments.experiment_id || ' found its arm B ('
@@ -580,17 +714,20 @@ family_findings as (
         on flagged_family_effects.challenge_id = replacing_experiments.challenge_id
     left join holding_fixes
         on flagged_family_effects.challenge_id = holding_fixes.challenge_id
+    left join arrival_drifts
+        on flagged_family_effects.challenge_id = arrival_drifts.challenge_id
+        and flagged_family_effects.model_family = arrival_drifts.model_family
 ),
 
 findings_unioned as (
     select
         challenge_id, detector, finding_id, model_family, effect, effect_unit, ci_low, ci_high,
-        q_value, threshold, evidence, recommended_action, action_reason
+        q_value, threshold, evidence, recommended_action, action_reason, cause_id, cause
     from family_findings
     union all
     select
         challenge_id, detector, finding_id, model_family, effect, effect_unit, ci_low, ci_high,
-        q_value, threshold, evidence, recommended_action, action_reason
+        q_value, threshold, evidence, recommended_action, action_reason, cause_id, cause
     from ranked_causes
 ),
 
@@ -602,10 +739,13 @@ prioritised as (
         case
             when findings_unioned.threshold > 0
                 then abs(findings_unioned.effect) / findings_unioned.threshold
-        end as severity
+        end as severity,
+        coalesce(verdicts.attempts, 0) as challenge_attempts
     from findings_unioned
     left join challenges
         on findings_unioned.challenge_id = challenges.challenge_id
+    left join verdicts
+        on findings_unioned.challenge_id = verdicts.challenge_id
 )
 
 select
@@ -624,5 +764,8 @@ select
     cast(evidence as varchar) as evidence,
     cast(recommended_action as varchar) as recommended_action,
     cast(action_precedence as bigint) as action_precedence,
-    cast(action_reason as varchar) as action_reason
+    cast(action_reason as varchar) as action_reason,
+    cast(cause_id as varchar) as cause_id,
+    cast(cause as varchar) as cause,
+    cast(challenge_attempts as bigint) as challenge_attempts
 from prioritised

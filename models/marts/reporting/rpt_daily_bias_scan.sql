@@ -79,5 +79,8 @@ select
     cast(action_precedence as bigint) as action_precedence,
     cast(action_reason as varchar) as action_reason,
     cast(verdict as varchar) as verdict,
-    cast(is_new as boolean) as is_new
+    cast(is_new as boolean) as is_new,
+    cast(cause_id as varchar) as cause_id,
+    cast(cause as varchar) as cause,
+    cast(challenge_attempts as bigint) as challenge_attempts
 from scanned

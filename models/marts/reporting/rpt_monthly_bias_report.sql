@@ -35,6 +35,9 @@ reported as (
         items.q_value,
         items.reason,
         items.new_families,
+        items.changed_family,
+        items.changed_family_effect_before,
+        items.changed_family_effect_after,
         fairness_scores.platform_fairness_score
     from items
     inner join fairness_scores
@@ -54,5 +57,8 @@ select
     cast(q_value as double) as q_value,
     cast(reason as varchar) as reason,
     cast(new_families as varchar) as new_families,
+    cast(changed_family as varchar) as changed_family,
+    cast(changed_family_effect_before as double) as changed_family_effect_before,
+    cast(changed_family_effect_after as double) as changed_family_effect_after,
     cast(platform_fairness_score as double) as platform_fairness_score
 from reported
