@@ -2,8 +2,11 @@
     One row per candidate pair of code documents: pairs that share at least one LSH band
     hash in either normalisation, never all pairs. 'contamination' pairs a challenge file
     with a reference document; 'instance' pairs two challenge codebases (challenge_a <
-    challenge_b). A pair with Jaccard J becomes a candidate in a normalisation with
-    probability 1 - (1 - J^r)^b (r rows per band, b bands).
+    challenge_b); 'instance_file' pairs two files of different challenges (the file of the
+    smaller challenge id first), the grain at which per-file containment is measured (a
+    file shared among unrelated files barely moves the codebases' Jaccard, but its own
+    pair is a near-duplicate). A pair with Jaccard J becomes a candidate in a
+    normalisation with probability 1 - (1 - J^r)^b (r rows per band, b bands).
 #}
 with
 
@@ -70,10 +73,26 @@ instance_matches as (
         and codebase_bands_a.challenge_id < codebase_bands_b.challenge_id
 ),
 
+instance_file_matches as (
+    select
+        'instance_file' as pair_kind,
+        file_bands_a.document_number as document_a,
+        file_bands_b.document_number as document_b,
+        file_bands_a.normalisation
+    from challenge_file_bands as file_bands_a
+    inner join challenge_file_bands as file_bands_b
+        on file_bands_a.normalisation = file_bands_b.normalisation
+        and file_bands_a.band = file_bands_b.band
+        and file_bands_a.band_hash = file_bands_b.band_hash
+        and file_bands_a.challenge_id < file_bands_b.challenge_id
+),
+
 matches as (
     select * from contamination_matches
     union all
     select * from instance_matches
+    union all
+    select * from instance_file_matches
 ),
 
 candidates as (
