@@ -939,7 +939,8 @@ def test_containments_equal_the_independent_computation(
     code = containment_build["code"]
     files = code["challenge_files"]
     texts = dict(zip(files.challenge_id + ":" + files.file_path, files.content, strict=True))
-    texts.update(zip(code["reference_corpus"].document_id, code["reference_corpus"].content))
+    corpus = code["reference_corpus"]
+    texts.update(zip(corpus.document_id, corpus.content, strict=True))
     sets = {name: _shingles(text) for name, text in texts.items()}
     assert len(pairs) >= 10
     for row in pairs.itertuples():
