@@ -235,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         "dbt": {
             "seconds": measurement.seconds,
+            "cpu_seconds": measurement.cpu_seconds,
+            "load_average_1min": measurement.load_average_1min,
             "peak_mib": measurement.peak_mib,
             "tree_rss_sampled_peak_mib": measurement.tree_rss_sampled_peak_mib,
             "log": measurement.log,
@@ -246,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(
         f"{arguments.challenge_files:,} challenge files x {arguments.corpus_documents:,} "
-        f"reference documents: dbt build {measurement.seconds:.1f} s, "
+        f"reference documents: dbt build {measurement.seconds:.1f} s "
+        f"({measurement.cpu_seconds:.1f} CPU s, load {measurement.load_average_1min}), "
         f"peak {measurement.peak_mib:.0f} MiB"
     )
     print(f"candidate pairs (LSH): {checks['candidate_pairs']}")
