@@ -123,7 +123,7 @@ def main() -> None:
                 on marts.challenge_id = truth.challenge_id
             """
         ).df()
-        false_flags = connection.sql(
+        false_flags = connection.execute(
             "select count(*) from main.fct_challenge_contamination where is_flagged "
             "and challenge_id not in (select challenge_id from truth)"
         ).fetchone()
