@@ -12,7 +12,9 @@ One run
    (staging, and the fairness chain the evidence mart reads) into a fresh DuckDB file, in
    its own process tree, measuring wall-clock time and peak RSS (``bench/_measure.py``);
 3. checks recall on the plants (flagged challenges and instance pairs against the truth)
-   and prints the time, peak memory, candidate pair counts and the slowest nodes;
+   and prints the time, peak memory, candidate pair counts (by pair kind: 'contamination',
+   'instance', and since issue 17 'instance_file'; with the pairs proposed only by the
+   containment bands), the flag rules of the flagged rows and the slowest nodes;
 4. writes everything to ``bench/out/contamination_results.json``.
 
 Usage::
@@ -155,6 +157,35 @@ def check_plants(database: Path, data_dir: Path) -> dict[str, Any]:
                 "group by all"
             ).fetchall()
         )
+        columns = {
+            row[0]
+            for row in connection.execute(
+                "select column_name from information_schema.columns "
+                "where table_name = 'int_code_candidate_pairs_banded'"
+            ).fetchall()
+        }
+        containment_only = (
+            dict(
+                connection.execute(
+                    "select pair_kind, count(*) from intermediate.int_code_candidate_pairs_banded"
+                    " where raw_shared_bands + normalised_shared_bands = 0 group by all"
+                ).fetchall()
+            )
+            if "containment_shared_bands" in columns
+            else {}
+        )
+        rules = (
+            dict(
+                connection.execute(
+                    "select 'contamination_' || flag_rule, count(*) "
+                    "from main.fct_challenge_contamination where is_flagged group by all "
+                    "union all select 'instance_' || flag_rule, count(*) "
+                    "from main.fct_challenge_instance_overlap group by all"
+                ).fetchall()
+            )
+            if "containment_shared_bands" in columns
+            else {}
+        )
     truth = set(planted.challenge_id)
     truth_pairs = set(zip(pairs.challenge_a, pairs.challenge_b, strict=True))
     return {
@@ -167,7 +198,9 @@ def check_plants(database: Path, data_dir: Path) -> dict[str, Any]:
         "instance_pairs_found": len(truth_pairs & overlapping),
         "instance_pairs_not_planted": sorted(f"{a}|{b}" for a, b in overlapping - truth_pairs),
         "candidate_pairs": candidates,
+        "candidate_pairs_by_containment_bands_only": containment_only,
         "pairs_compared": counts,
+        "flag_rules": rules,
     }
 
 
@@ -202,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         "dbt": {
             "seconds": measurement.seconds,
+            "cpu_seconds": measurement.cpu_seconds,
+            "load_average_1min": measurement.load_average_1min,
             "peak_mib": measurement.peak_mib,
             "tree_rss_sampled_peak_mib": measurement.tree_rss_sampled_peak_mib,
             "log": measurement.log,
@@ -213,10 +248,16 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(
         f"{arguments.challenge_files:,} challenge files x {arguments.corpus_documents:,} "
-        f"reference documents: dbt build {measurement.seconds:.1f} s, "
+        f"reference documents: dbt build {measurement.seconds:.1f} s "
+        f"({measurement.cpu_seconds:.1f} CPU s, load {measurement.load_average_1min}), "
         f"peak {measurement.peak_mib:.0f} MiB"
     )
     print(f"candidate pairs (LSH): {checks['candidate_pairs']}")
+    print(
+        "  of which proposed only by the containment bands: "
+        f"{checks['candidate_pairs_by_containment_bands_only']}"
+    )
+    print(f"flag rules: {checks['flag_rules']}")
     print(f"pairs compared: {checks['pairs_compared']}")
     print(
         f"planted challenges found {checks['planted_found']}/{checks['planted_challenges']}, "

@@ -1,12 +1,16 @@
-"""Evidence for `contamination_similarity_threshold`: Jaccard similarity of token shingles
-between independent real code, and between planted copies and their originals.
+"""Evidence for `contamination_similarity_threshold` and `contamination_containment_threshold`:
+Jaccard similarity and containment of token shingles between independent real code, and
+between planted copies and their originals.
 
 Real code: every pair of distinct modules of the running Python's standard library (all
 ``*.py`` files under the stdlib folder, tests and site-packages excluded), tokenised and
 normalised like the SQL models (``contamination_fixtures.raw_tokens`` /
 ``normalised_tokens``), exact Jaccard over all pairs in DuckDB (a join on shingle hashes).
 Prints quantiles by size class and the most similar pairs, which are the modules that
-really share code (twins written from one another, compatibility shims).
+really share code (twins written from one another, compatibility shims), then the
+containment of the smaller module in the larger one (|A n B| / |A|), overall and within
+`contamination_containment_max_size_ratio` (normalised containment in a much larger text
+is high by chance).
 Synthetic: planted copies (each copy kind) and unrelated documents of
 ``contamination_fixtures``.
 
@@ -94,6 +98,19 @@ def report(pairs: pd.DataFrame, label: str, limit: int) -> None:
         print(f"    both >= {minimum} shingles: {len(above)} pairs above 0.5, max {largest:.3f}")
     top = pairs.sort_values("jaccard", ascending=False).head(limit)
     print(top[["a", "b", "size_a", "size_b", "jaccard"]].to_string(index=False))
+    smaller = np.minimum(pairs["size_a"], pairs["size_b"])
+    larger = np.maximum(pairs["size_a"], pairs["size_b"])
+    containment = pairs["shared"] / smaller
+    for label_ratio, within in (
+        ("any size ratio", larger > 0),
+        ("ratio <= 4", larger <= 4 * smaller),
+    ):
+        values = containment[within & (smaller >= 50)]
+        print(
+            f"  {label}, containment of the smaller (>= 50 shingles), {label_ratio}: "
+            f"99% / 99.9% = {np.quantile(values, 0.99):.3f} / {np.quantile(values, 0.999):.3f}, "
+            f"above 0.7: {int((values > 0.7).sum())} of {len(values)} pairs"
+        )
 
 
 def main() -> None:

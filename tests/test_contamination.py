@@ -733,3 +733,225 @@ def test_absent_code_tables_build_empty_marts(tmp_path: Path) -> None:
         "missing optional table: challenge_files"
     )
     assert (coverage.rows_analysed == 0).all()
+
+
+# --- per-file containment (issue 17) -------------------------------------------------------
+
+CONTAINMENT_TEMPLATE = "tpl-02"  # six instances in the demo catalogue
+SHARED_MAIN = ("ch-t02-01", "ch-t02-02")  # main file verbatim, each with its own helpers
+RENAMED_MAIN = ("ch-t02-03", "ch-t02-04")  # main file with every identifier renamed
+IGNORED_PAIR = ("ch-t03-01", "ch-t03-02")  # share vendor/lib.py, an ignored path
+CONTAINED = {
+    "ch-s01": ("similarity_and_containment", "raw"),  # a corpus document as one of 5 files
+    "ch-s02": ("containment", "raw"),  # a corpus document inside a larger file
+    "ch-s03": ("containment", "raw"),  # a file copied from a larger corpus document
+    "ch-s04": ("similarity_and_containment", "normalised_only"),  # renamed, inside a larger file
+}
+
+
+def _containment_code(challenge_ids: list[str]) -> dict[str, pd.DataFrame]:
+    """Challenge files and a corpus for the containment cases (see the constants above):
+    every instance of CONTAINMENT_TEMPLATE ships the same scaffolding (a settings module
+    with its own instance name, a setup script); other challenges ship own code."""
+    rng = np.random.default_rng(1717)
+
+    def code(functions: int) -> str:
+        return fixtures.generate_code(rng, functions=functions)
+
+    settings = fixtures.generate_code(rng, functions=1, statements=8)
+    setup = fixtures.generate_code(rng, functions=2, statements=6)
+    rows: list[tuple[str, str, str]] = []
+    template = sorted(c for c in challenge_ids if c.startswith("ch-t02-"))
+    for challenge in template:
+        rows += [
+            (challenge, "config/settings.py", f'INSTANCE = "{challenge}"\n{settings}'),
+            (challenge, "setup.py", setup),
+            (challenge, "src/helpers.py", code(7)),
+        ]
+    mains = {challenge: code(2) for challenge in template}
+    mains[SHARED_MAIN[1]] = mains[SHARED_MAIN[0]]
+    mains[RENAMED_MAIN[1]] = fixtures.rename_identifiers(mains[RENAMED_MAIN[0]], rng)
+    rows += [(challenge, "src/main.py", text) for challenge, text in mains.items()]
+    vendored = code(2)
+    for challenge in IGNORED_PAIR:
+        rows += [(challenge, "vendor/lib.py", vendored), (challenge, "src/main.py", code(4))]
+    documents = {f"doc-{i:02d}": code(3) for i in range(30)}
+    documents["doc-s01"] = code(3)
+    documents["doc-s02"] = code(3)
+    documents["doc-s04"] = code(3)
+    copied_part = code(3)
+    documents["doc-s03"] = copied_part + "\n" + code(4)
+    for challenge in ("ch-s01", "ch-s02", "ch-s03", "ch-s04", "ch-s05", "ch-s06"):
+        rows += [(challenge, f"src/own_{i}.py", code(3)) for i in range(4)]
+    rows += [
+        ("ch-s01", "src/solver.py", documents["doc-s01"]),
+        ("ch-s02", "src/engine.py", code(4) + "\n" + documents["doc-s02"] + "\n" + code(4)),
+        ("ch-s03", "src/engine.py", copied_part),
+        (
+            "ch-s04",
+            "src/engine.py",
+            code(1) + "\n" + fixtures.rename_identifiers(documents["doc-s04"], rng),
+        ),
+    ]
+    files = pd.DataFrame(rows, columns=["challenge_id", "file_path", "content"])
+    corpus = pd.DataFrame(
+        {
+            "document_id": list(documents),
+            "source": "public-code-sample",
+            "content": list(documents.values()),
+            "published_at": date(2024, 6, 1),
+        }
+    )
+    return {"challenge_files": files, "reference_corpus": corpus}
+
+
+@pytest.fixture(scope="module")
+def containment_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The containment cases built once, with vendor/* ignored."""
+    work = tmp_path_factory.mktemp("containment")
+    platform = generate_platform(PlatformSpec(seed=5, n_attempts=3_000))
+    write_parquet(platform, str(work / "raw"))
+    code = _containment_code(platform.tables["challenges"].column("challenge_id").to_pylist())
+    for name, frame in code.items():
+        pq.write_table(
+            pa.Table.from_pandas(frame, preserve_index=False), work / "raw" / f"{name}.parquet"
+        )
+    database = work / "containment.duckdb"
+    run = run_dbt(
+        ["build", *SELECT_MARTS],
+        database=database,
+        work_dir=work,
+        dbt_vars={
+            "raw_parquet_dir": str(work / "raw"),
+            "fairness_gate_severity": "warn",
+            "contamination_ignored_paths": ["vendor/*"],
+        },
+    )
+    assert run.success, run.output
+    return {"database": database, "code": code}
+
+
+@pytest.mark.dbt
+def test_a_shared_main_file_is_flagged_and_shared_scaffolding_is_not(
+    containment_build: dict[str, Any],
+) -> None:
+    """Two instances sharing their main file among unrelated files: whole-codebase Jaccard
+    stays below the threshold, the main file's containment flags the pair; a renamed copy
+    is flagged by the normalised shingles; the scaffolding every instance ships is
+    classified as scaffold and flags nothing; a shared file on an ignored path neither."""
+    database = containment_build["database"]
+    overlap = read_table(database, "select * from main.fct_challenge_instance_overlap")
+    pairs = overlap.set_index(["challenge_a", "challenge_b"])
+    assert sorted(pairs.index) == sorted([SHARED_MAIN, RENAMED_MAIN])
+    for pair in (SHARED_MAIN, RENAMED_MAIN):
+        row = pairs.loc[pair]
+        assert row.similarity < THRESHOLD < row.containment  # Jaccard alone misses it
+        assert row.flag_rule == "containment" and row.is_same_template
+        assert row.contained_file_path == row.containing_file_path == "src/main.py"
+        assert row.scaffold_files_a == row.scaffold_files_b == 2
+    assert pairs.loc[SHARED_MAIN].raw_containment == 1.0
+    assert pairs.loc[SHARED_MAIN].match_level == "raw"
+    assert pairs.loc[RENAMED_MAIN].raw_containment < 0.2
+    assert pairs.loc[RENAMED_MAIN].normalised_containment == 1.0
+    assert pairs.loc[RENAMED_MAIN].match_level == "normalised_only"
+
+    files = read_table(database, "select * from intermediate.int_code_files_classified").set_index(
+        ["challenge_id", "file_path"]
+    )
+    template = files[files.template_id == CONTAINMENT_TEMPLATE]
+    scaffold = template[template.is_scaffold]
+    assert sorted(set(scaffold.index.get_level_values("file_path"))) == [
+        "config/settings.py",
+        "setup.py",
+    ]
+    assert scaffold.is_compared.all() and (scaffold.instances_with_file == 6).all()
+    assert files.loc[(SHARED_MAIN[0], "src/main.py"), "instances_with_file"] == 2
+    assert files.loc[(IGNORED_PAIR[0], "vendor/lib.py"), "is_ignored"]
+    assert not files.drop(index=list(product(IGNORED_PAIR, ["vendor/lib.py"]))).is_ignored.any()
+    # the scaffolding and the vendored file are contained, yet flag nothing
+    contained = read_table(
+        database,
+        """
+        select files_a.file_path, files_a.challenge_id, pairs.containment_a
+        from intermediate.int_code_pairs_compared as pairs
+        inner join intermediate.int_code_documents_indexed as files_a
+            on pairs.document_a = files_a.document_number
+        inner join intermediate.int_code_documents_indexed as files_b
+            on pairs.document_b = files_b.document_number
+        where pairs.pair_kind = 'instance_file' and files_a.file_path = files_b.file_path
+        """,
+    )
+    for path in ("config/settings.py", "setup.py", "vendor/lib.py"):
+        assert contained[contained.file_path == path].containment_a.min() > 0.8, path
+
+
+@pytest.mark.dbt
+def test_a_copied_corpus_file_inside_a_larger_codebase_is_flagged(
+    containment_build: dict[str, Any],
+) -> None:
+    """A corpus document copied as one of five files, embedded in a larger file, a file
+    copied out of a larger document, and a renamed document inside a larger file: all
+    flagged, with the rule, direction and level that found them; own code quiet."""
+    marts = read_table(
+        containment_build["database"], "select * from main.fct_challenge_contamination"
+    ).set_index("challenge_id")
+    flagged = marts[marts.is_flagged]
+    assert sorted(flagged.index) == sorted(CONTAINED)
+    for challenge, (rule, level) in CONTAINED.items():
+        row = flagged.loc[challenge]
+        assert (row.flag_rule, row.match_level) == (rule, level), challenge
+        assert row.containment_document_id == f"doc-{challenge.removeprefix('ch-')}"
+        assert row.containment > 0.95 and row.first_published_at is not None
+    for challenge in ("ch-s02", "ch-s03", "ch-s04"):
+        if challenge != "ch-s04":
+            assert flagged.loc[challenge, "similarity"] < THRESHOLD  # Jaccard alone misses it
+        assert flagged.loc[challenge, "containment_file_path"] == "src/engine.py"
+    assert flagged.loc["ch-s02", "containment_direction"] == "document_in_file"
+    assert flagged.loc["ch-s03", "containment_direction"] == "file_in_document"
+    assert flagged.loc["ch-s04", "raw_containment"] < 0.2
+    quiet = marts[~marts.is_flagged]
+    assert (quiet.flag_rule == "none").all()
+    assert quiet.containment.fillna(0).max() < 0.7
+
+
+@pytest.mark.dbt
+def test_containments_equal_the_independent_computation(
+    containment_build: dict[str, Any],
+) -> None:
+    """Every exactly compared file-grain pair: SQL containment == Python tuple-set
+    |A n B| / |A| in both directions and normalisations; normalised containment is NULL
+    exactly when the container is more than four times larger."""
+    pairs = read_table(
+        containment_build["database"],
+        """
+        select
+            coalesce(a.challenge_id || ':' || a.file_path, a.document_id) as name_a,
+            coalesce(b.challenge_id || ':' || b.file_path, b.document_id) as name_b,
+            pairs.*
+        from intermediate.int_code_pairs_compared as pairs
+        inner join intermediate.int_code_documents_indexed as a
+            on pairs.document_a = a.document_number
+        inner join intermediate.int_code_documents_indexed as b
+            on pairs.document_b = b.document_number
+        where pairs.pair_kind in ('contamination', 'instance_file') and pairs.is_compared_exactly
+        """,
+    )
+    code = containment_build["code"]
+    files = code["challenge_files"]
+    texts = dict(zip(files.challenge_id + ":" + files.file_path, files.content, strict=True))
+    corpus = code["reference_corpus"]
+    texts.update(zip(corpus.document_id, corpus.content, strict=True))
+    sets = {name: _shingles(text) for name, text in texts.items()}
+    assert len(pairs) >= 10
+    for row in pairs.itertuples():
+        (raw_a, norm_a), (raw_b, norm_b) = sets[row.name_a], sets[row.name_b]
+        assert row.raw_containment_a == pytest.approx(len(raw_a & raw_b) / len(raw_a), abs=1e-12)
+        assert row.raw_containment_b == pytest.approx(len(raw_a & raw_b) / len(raw_b), abs=1e-12)
+        if len(norm_b) <= 4 * len(norm_a):
+            want = len(norm_a & norm_b) / len(norm_a)
+            assert row.normalised_containment_a == pytest.approx(want, abs=1e-12)
+        else:
+            assert pd.isna(row.normalised_containment_a)
+        assert row.containment_a == pytest.approx(
+            max(row.raw_containment_a, np.nan_to_num(row.normalised_containment_a))
+        )

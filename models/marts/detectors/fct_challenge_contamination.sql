@@ -1,7 +1,14 @@
 {#
     Empty unless a reference corpus was given (optional table `reference_corpus` with at
     least one usable document): nothing to compare against is not "clean".
+    A challenge is flagged when a (file, document) pair's Jaccard similarity exceeds
+    contamination_similarity_threshold, or when a file that is neither scaffold nor on an
+    ignored path (int_code_files_classified) is contained in a document, or a document in
+    such a file, above contamination_containment_threshold (a file copied from a larger
+    public text, or a public text embedded in a larger file: Jaccard misses both).
 #}
+{%- set threshold = var('contamination_similarity_threshold') %}
+{%- set containment_threshold = var('contamination_containment_threshold') %}
 with
 
 challenges as (
@@ -31,6 +38,10 @@ pairs as (
     where pair_kind = 'contamination' and is_compared_exactly
 ),
 
+classified_files as (
+    select * from {{ ref('int_code_files_classified') }}
+),
+
 corpus_present as (
     select count(*) > 0 as has_documents
     from reference_corpus
@@ -40,10 +51,13 @@ files_counted as (
     select
         documents.challenge_id,
         count(*) as files,
-        count(*) filter (where shingled.is_compared) as compared_files
+        count(*) filter (where shingled.is_compared) as compared_files,
+        count(*) filter (where classified_files.is_scaffold) as scaffold_files
     from documents
     inner join shingled
         on documents.document_number = shingled.document_number
+    inner join classified_files
+        on documents.document_number = classified_files.document_number
     where documents.document_kind = 'challenge_file'
     group by documents.challenge_id
 ),
@@ -67,12 +81,72 @@ pairs_described as (
         reference_documents.published_at,
         pairs.raw_similarity,
         pairs.normalised_similarity,
-        pairs.similarity
+        pairs.similarity,
+        not classified_files.is_scaffold and not classified_files.is_ignored
+            as is_containment_judged,
+        pairs.raw_containment_a,
+        pairs.normalised_containment_a,
+        pairs.containment_a,
+        pairs.raw_containment_b,
+        pairs.normalised_containment_b,
+        pairs.containment_b
     from pairs
     inner join documents as files
         on pairs.document_a = files.document_number
     inner join documents as reference_documents
         on pairs.document_b = reference_documents.document_number
+    inner join classified_files
+        on pairs.document_a = classified_files.document_number
+),
+
+{#- both directions of containment, for files that are neither scaffold nor ignored #}
+containments as (
+    select
+        challenge_id,
+        file_path,
+        document_id,
+        'file_in_document' as containment_direction,
+        raw_containment_a as raw_containment,
+        normalised_containment_a as normalised_containment,
+        containment_a as containment
+    from pairs_described
+    where is_containment_judged
+    union all
+    select
+        challenge_id,
+        file_path,
+        document_id,
+        'document_in_file' as containment_direction,
+        raw_containment_b as raw_containment,
+        normalised_containment_b as normalised_containment,
+        containment_b as containment
+    from pairs_described
+    where is_containment_judged
+),
+
+containments_ranked as (
+    select
+        *,
+        row_number() over (
+            partition by challenge_id
+            order by containment desc, raw_containment desc, document_id, file_path,
+                containment_direction desc
+        ) as containment_rank
+    from containments
+),
+
+containments_summarised as (
+    select
+        challenge_id,
+        max(raw_containment) as raw_containment,
+        max(normalised_containment) as normalised_containment,
+        max(containment) as containment,
+        any_value(file_path) filter (where containment_rank = 1) as containment_file_path,
+        any_value(document_id) filter (where containment_rank = 1) as containment_document_id,
+        any_value(containment_direction) filter (where containment_rank = 1)
+            as containment_direction
+    from containments_ranked
+    group by challenge_id
 ),
 
 ranked as (
@@ -92,7 +166,9 @@ matches_summarised as (
         max(raw_similarity) as raw_similarity,
         max(normalised_similarity) as normalised_similarity,
         min(published_at) filter (
-            where similarity > {{ var('contamination_similarity_threshold') }}
+            where similarity > {{ threshold }}
+                or is_containment_judged
+                and greatest(containment_a, containment_b) > {{ containment_threshold }}
         ) as first_published_at
     from pairs_described
     group by challenge_id
@@ -121,6 +197,13 @@ assessed as (
         best_matches.raw_similarity as best_raw_similarity,
         best_matches.normalised_similarity as best_normalised_similarity,
         matches_summarised.first_published_at,
+        containments_summarised.raw_containment,
+        containments_summarised.normalised_containment,
+        containments_summarised.containment,
+        containments_summarised.containment_file_path,
+        containments_summarised.containment_document_id,
+        containments_summarised.containment_direction,
+        files_counted.scaffold_files,
         case
             when files_counted.compared_files > 0 then 'compared'
             else 'not_compared'
@@ -140,21 +223,39 @@ assessed as (
         on files_counted.challenge_id = matches_summarised.challenge_id
     left join best_matches
         on files_counted.challenge_id = best_matches.challenge_id
+    left join containments_summarised
+        on files_counted.challenge_id = containments_summarised.challenge_id
     where corpus_present.has_documents
+),
+
+rules_applied as (
+    select
+        *,
+        coalesce(similarity > {{ threshold }}, false) as is_similar,
+        coalesce(containment > {{ containment_threshold }}, false) as is_contained
+    from assessed
 ),
 
 flagged as (
     select
         *,
         case
-            when raw_similarity > {{ var('contamination_similarity_threshold') }} then 'raw'
-            when normalised_similarity > {{ var('contamination_similarity_threshold') }}
+            when raw_similarity > {{ threshold }}
+                or raw_containment > {{ containment_threshold }}
+                then 'raw'
+            when normalised_similarity > {{ threshold }}
+                or normalised_containment > {{ containment_threshold }}
                 then 'normalised_only'
             else 'none'
         end as match_level,
-        coalesce(similarity > {{ var('contamination_similarity_threshold') }}, false)
-            as is_flagged
-    from assessed
+        case
+            when is_similar and is_contained then 'similarity_and_containment'
+            when is_similar then 'similarity'
+            when is_contained then 'containment'
+            else 'none'
+        end as flag_rule,
+        is_similar or is_contained as is_flagged
+    from rules_applied
 )
 
 select
@@ -174,7 +275,16 @@ select
     cast(best_normalised_similarity as double) as best_normalised_similarity,
     cast(first_published_at as date) as first_published_at,
     cast(match_level as varchar) as match_level,
-    cast({{ var('contamination_similarity_threshold') }} as double) as similarity_threshold,
+    cast({{ threshold }} as double) as similarity_threshold,
+    cast(raw_containment as double) as raw_containment,
+    cast(normalised_containment as double) as normalised_containment,
+    cast(containment as double) as containment,
+    cast(containment_file_path as varchar) as containment_file_path,
+    cast(containment_document_id as varchar) as containment_document_id,
+    cast(containment_direction as varchar) as containment_direction,
+    cast(scaffold_files as bigint) as scaffold_files,
+    cast({{ containment_threshold }} as double) as containment_threshold,
+    cast(flag_rule as varchar) as flag_rule,
     cast(is_flagged as boolean) as is_flagged,
     cast(status as varchar) as status,
     cast(reason as varchar) as reason
