@@ -290,6 +290,8 @@ def _detector_marts() -> dict[str, pd.DataFrame]:
                     "best_document_id": "doc-1",
                     "best_file_path": "src/a.py",
                     "similarity": 0.93,
+                    "containment": 0.97,
+                    "flag_rule": "similarity_and_containment",
                     "match_level": "raw",
                     "is_flagged": True,
                 }
@@ -300,7 +302,9 @@ def _detector_marts() -> dict[str, pd.DataFrame]:
                 {
                     "challenge_a": "ch-a",
                     "challenge_b": "ch-b",
-                    "similarity": 0.8,
+                    "similarity": 0.31,
+                    "containment": 0.95,
+                    "contained_file_path": "src/main.py",
                     "is_same_template": True,
                 }
             ]

@@ -312,12 +312,22 @@ def _detector_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[
             || printf('%+.1f', ci_low) || ' to ' || printf('%+.1f', ci_high) || '; naive gap '
             || printf('%+.1f', naive_gap) || ')'
             from {schema}.fct_approach_bias where is_flagged order by challenge_id""",
-        "contaminated challenge": f"""select challenge_id || ': ' || best_file_path || ' matches '
-            || best_document_id || ' (' || best_document_source || '), similarity '
-            || printf('%.2f', similarity) || ' (' || match_level || ')'
+        "contaminated challenge": f"""select challenge_id || ': ' || case
+                when flag_rule = 'containment' then containment_file_path || ' and '
+                    || containment_document_id || ' (' || containment_direction
+                    || '), containment ' || printf('%.2f', containment)
+                else best_file_path || ' matches ' || best_document_id || ' ('
+                    || best_document_source || '), similarity ' || printf('%.2f', similarity)
+                    || ' (' || match_level || ')'
+            end
             from {schema}.fct_challenge_contamination where is_flagged order by challenge_id""",
-        "shared instance code": f"""select challenge_a || ' and ' || challenge_b || ': similarity '
-            || printf('%.2f', similarity)
+        "shared instance code": f"""select challenge_a || ' and ' || challenge_b || ': '
+            || case
+                when flag_rule = 'containment' then contained_challenge_id || '/'
+                    || contained_file_path || ' contained in ' || containing_file_path
+                    || ', containment ' || printf('%.2f', containment)
+                else 'similarity ' || printf('%.2f', similarity)
+            end
             || case when is_same_template then ' (same template)' else '' end
             from {schema}.fct_challenge_instance_overlap order by challenge_a, challenge_b""",
         "IRT": f"""select fit_status || ': ' || count(*) || ' challenges, median discrimination '

@@ -271,22 +271,46 @@ api_findings as (
 ),
 
 contamination_findings as (
+    {#- A challenge is flagged by whole-text similarity or by one file's containment: the
+        effect is the measure of the rule that fired (similarity when both did). #}
     select
         challenge_id,
         'challenge_contamination' as detector,
-        challenge_id || '/' || best_document_id as finding_id,
+        challenge_id || '/' || coalesce(
+            case when flag_rule = 'containment' then containment_document_id end,
+            best_document_id
+        ) as finding_id,
         cast(null as varchar) as model_family,
-        similarity as effect,
-        'Jaccard similarity of token shingles' as effect_unit,
+        case when flag_rule = 'containment' then containment else similarity end as effect,
+        case
+            when flag_rule = 'containment'
+                then 'containment: share of one text''s token shingles found in the other'
+            else 'Jaccard similarity of token shingles'
+        end as effect_unit,
         cast(null as double) as ci_low,
         cast(null as double) as ci_high,
         cast(null as double) as q_value,
-        similarity_threshold as threshold,
-        'file ' || best_file_path || ' matches reference document ' || best_document_id
-            || coalesce(' (' || best_document_source || ')', '') || ' with similarity '
-            || {{ format_number('similarity', '%.2f') }} || ' (' || match_level
-            || ' match; threshold ' || {{ format_number('similarity_threshold', '%g') }} || ')'
-            as evidence,
+        case
+            when flag_rule = 'containment' then containment_threshold else similarity_threshold
+        end as threshold,
+        case
+            when flag_rule = 'containment'
+                then case
+                    when containment_direction = 'document_in_file'
+                        then 'reference document ' || containment_document_id
+                            || ' is contained in file ' || containment_file_path
+                    else 'file ' || containment_file_path
+                        || ' is contained in reference document ' || containment_document_id
+                end
+                    || ' (containment ' || {{ format_number('containment', '%.2f') }}
+                    || '; threshold ' || {{ format_number('containment_threshold', '%g') }}
+                    || '; whole-text similarity '
+                    || coalesce({{ format_number('similarity', '%.2f') }}, 'n/a') || ')'
+            else 'file ' || best_file_path || ' matches reference document ' || best_document_id
+                || coalesce(' (' || best_document_source || ')', '') || ' with similarity '
+                || {{ format_number('similarity', '%.2f') }} || ' (' || match_level
+                || ' match; threshold ' || {{ format_number('similarity_threshold', '%g') }} || ')'
+        end as evidence,
         'retire_challenge' as recommended_action,
         'its code is public (in the reference corpus), so models trained on it may have'
             || ' memorised it: memorised content cannot be un-memorised; retire the challenge'
@@ -310,17 +334,33 @@ instance_overlap_findings as (
         'challenge_instance_overlap' as detector,
         challenge_id || '/' || other_challenge_id as finding_id,
         cast(null as varchar) as model_family,
-        similarity as effect,
-        'Jaccard similarity of token shingles' as effect_unit,
+        case when flag_rule = 'containment' then containment else similarity end as effect,
+        case
+            when flag_rule = 'containment'
+                then 'containment: share of one file''s token shingles found in the other codebase'
+            else 'Jaccard similarity of token shingles'
+        end as effect_unit,
         cast(null as double) as ci_low,
         cast(null as double) as ci_high,
         cast(null as double) as q_value,
-        similarity_threshold as threshold,
-        'its codebase is a near-duplicate of ' || other_challenge_id || '''s (similarity '
-            || {{ format_number('similarity', '%.2f') }} || ', ' || match_level || ' match'
-            || case when is_same_template then ', same template' else '' end
-            || '; threshold ' || {{ format_number('similarity_threshold', '%g') }} || ')'
-            as evidence,
+        case
+            when flag_rule = 'containment' then containment_threshold else similarity_threshold
+        end as threshold,
+        case
+            when flag_rule = 'containment'
+                then 'it shares a file with ' || other_challenge_id || ': '
+                    || contained_challenge_id || '''s ' || contained_file_path
+                    || ' is contained in ' || containing_file_path || ' (containment '
+                    || {{ format_number('containment', '%.2f') }} || '; threshold '
+                    || {{ format_number('containment_threshold', '%g') }}
+                    || '; whole-codebase similarity '
+                    || {{ format_number('similarity', '%.2f') }}
+                    || case when is_same_template then ', same template' else '' end || ')'
+            else 'its codebase is a near-duplicate of ' || other_challenge_id || '''s (similarity '
+                || {{ format_number('similarity', '%.2f') }} || ', ' || match_level || ' match'
+                || case when is_same_template then ', same template' else '' end
+                || '; threshold ' || {{ format_number('similarity_threshold', '%g') }} || ')'
+        end as evidence,
         'retire_challenge' as recommended_action,
         'it shares its code with ' || other_challenge_id || ': an agent that has seen one has'
             || ' seen the other, and that cannot be undone; retire one of the two (or'
