@@ -53,6 +53,7 @@ HARD = ("tpl-01", '{"database":"Postgres","domain":"bookings","framework":"Expre
 LARGE = {"n_attempts": 1_000_000, "n_standalone_challenges": 231}
 
 
+TAG = [""]  # output file suffix (--tag)
 CELLS = 62 * 6  # challenges x families of a default-sized platform
 THRESHOLD = 10.0  # family_deviation_threshold's default
 
@@ -127,7 +128,9 @@ def scenarios(platforms: int, seeds: int = 20) -> dict[str, list[PlatformSpec]]:
     }
 
 
-def run_scenario(name: str, specs: list[PlatformSpec]) -> dict[str, object]:
+def run_scenario(
+    name: str, specs: list[PlatformSpec], dbt_vars: dict[str, object] | None = None
+) -> dict[str, object]:
     work = OUT / f"calibration_{name}"
     raw = work / "raw"
     raw.mkdir(parents=True, exist_ok=True)
@@ -156,7 +159,7 @@ def run_scenario(name: str, specs: list[PlatformSpec]) -> dict[str, object]:
             "--exclude",
             "test_type:data",
             "--vars",
-            json.dumps({"raw_parquet_dir": str(raw)}),
+            json.dumps({"raw_parquet_dir": str(raw), **(dbt_vars or {})}),
         ],
         cwd=REPO,
         env={**os.environ, "CHALLENGE_FAIRNESS_DUCKDB": str(database)},
@@ -213,7 +216,7 @@ def run_scenario(name: str, specs: list[PlatformSpec]) -> dict[str, object]:
                     .mean()
                 ),
             }
-            write_power_curve(planted)
+            write_power_curve(planted, TAG[0])
     else:
         routed = effects[
             effects.model_family.str.endswith("llama") & effects.challenge_id.str.contains("ch-t01")
@@ -233,7 +236,7 @@ def combine_platforms_oracle(platforms: list) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def write_power_curve(planted: pd.DataFrame) -> None:
+def write_power_curve(planted: pd.DataFrame, tag: str) -> None:
     """Recall of the verdict and of the oracle by attempts of the planted family cell."""
     bins = [0, 30, 40, 50, 60, 70, 10**9]
     labels = ["<30", "30-39", "40-49", "50-59", "60-69", ">=70"]
@@ -252,7 +255,7 @@ def write_power_curve(planted: pd.DataFrame) -> None:
         .rename(columns={"bin": "family_attempts"})
     )
     OUT.mkdir(parents=True, exist_ok=True)
-    curve.to_csv(OUT / "power_curve.csv", index=False)
+    curve.to_csv(OUT / f"power_curve{tag}.csv", index=False)
     lines = [
         "| attempts of the family on the challenge | planted | verdict recall | oracle recall |"
     ]
@@ -262,7 +265,7 @@ def write_power_curve(planted: pd.DataFrame) -> None:
             f"| {row.family_attempts} | {row.planted} | {row.verdict_recall:.2f} "
             f"| {row.oracle_recall:.2f} |"
         )
-    (OUT / "power_curve.md").write_text("\n".join(lines) + "\n")
+    (OUT / f"power_curve{tag}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
@@ -273,16 +276,23 @@ def main() -> int:
     parser.add_argument("--platforms", type=int, default=30)
     parser.add_argument("--seeds", type=int, default=20, help="platforms of the small scenarios")
     parser.add_argument("--only", default="", help="comma-separated scenario names")
+    parser.add_argument("--tag", default="", help="suffix of the output files (a variant's name)")
+    parser.add_argument(
+        "--vars", default="{}", help="extra dbt vars (JSON), e.g. a verdict variant to compare"
+    )
     args = parser.parse_args()
     chosen = set(filter(None, args.only.split(",")))
+    TAG[0] = f"_{args.tag}" if args.tag else ""
     results = {}
     for name, specs in scenarios(args.platforms, args.seeds).items():
         if chosen and name not in chosen:
             continue
-        results[name] = run_scenario(name, specs)
+        results[name] = run_scenario(name, specs, json.loads(args.vars))
         print(name, json.dumps(results[name], indent=None, default=str), flush=True)
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "calibration_results.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
+    (OUT / f"calibration_results{TAG[0]}.json").write_text(
+        json.dumps(results, indent=2, default=str) + "\n"
+    )
     return 0
 
 

@@ -151,3 +151,78 @@ def oracle_estimates(platform: Platform, threshold: float) -> pa.Table:
             }
         )
     return pa.Table.from_pylist(rows)
+
+
+def redraw_cells(
+    platform: Platform, cells: Sequence[tuple[str, str, int, float]], seed: int
+) -> dict[str, pa.Table]:
+    """The platform's tables with the attempts of each (challenge, family) cell in `cells`
+    replaced by `attempts` fresh ones whose expected score is shifted by `shift` points:
+    drawn like generate_platform's (the family's agents uniformly, the spec's noise,
+    crashes and unscored attempts, clipped and rounded alike, uniform timestamps). The
+    other cells are untouched. A cell listed with shift 0 and more attempts than it has
+    is topped up with unshifted fresh attempts on top of its own (to grow a fair cell)."""
+    from challenge_fairness import demo
+
+    spec = platform.spec
+    challenge_ids, agent_ids, expected = expected_scores(spec)
+    tables = dict(platform.tables)
+    attempts = tables["attempts"]
+    agents, models = tables["agents"], tables["models"]
+    family_of_model = dict(
+        zip(
+            models.column("model_id").to_pylist(),
+            models.column("model_family").to_pylist(),
+            strict=True,
+        )
+    )
+    agent_family = np.array([family_of_model[m] for m in agents.column("model_id").to_pylist()])
+    agent_of_attempt = pc.index_in(attempts.column("agent_id"), value_set=agents.column("agent_id"))
+    attempt_family = pa.array(agent_family).take(agent_of_attempt)
+    rng = np.random.default_rng(seed)
+    keep = pa.array(np.ones(attempts.num_rows, dtype=bool))
+    fresh = []
+    for number, (challenge_id, family, count, shift) in enumerate(cells):
+        in_cell = pc.and_(
+            pc.equal(attempts.column("challenge_id"), challenge_id),
+            pc.equal(attempt_family, family),
+        )
+        existing = int(pc.sum(pc.cast(in_cell, pa.int64())).as_py() or 0)
+        if shift == 0:
+            count = max(count - existing, 0)
+        else:
+            keep = pc.and_(keep, pc.invert(in_cell))
+        agent_pool = np.flatnonzero(agent_family == family)
+        chosen = rng.choice(agent_pool, size=count)
+        score = expected[challenge_ids.index(challenge_id), chosen] + shift
+        score = score + rng.standard_normal(count) * spec.noise_sd
+        outcome = rng.random(count)
+        unscored = outcome < spec.unscored_rate
+        crashed = ~unscored & (outcome < spec.unscored_rate + spec.crash_rate)
+        score[crashed] = rng.uniform(0.0, demo.CRASH_SCORE_MAX, size=int(crashed.sum()))
+        score = np.clip(score, 0.0, 100.0)
+        if spec.integer_scores:
+            score = np.rint(score)
+        start, end = demo.PERIOD_START.astype(np.int64), demo.PERIOD_END.astype(np.int64)
+        fresh.append(
+            pa.table(
+                {
+                    "attempt_id": pa.array([f"redrawn-{number}-{i}" for i in range(count)]),
+                    "challenge_id": pa.array([challenge_id] * count, pa.string()),
+                    "agent_id": pa.array([agent_ids[i] for i in chosen], pa.string()),
+                    "score": pa.array(score, pa.float64(), mask=unscored),
+                    "submitted_at": pa.array(
+                        rng.integers(start, end, size=count).view("datetime64[us]"),
+                        pa.timestamp("us"),
+                    ),
+                },
+                schema=attempts.schema,
+            )
+        )
+    tables["attempts"] = pa.concat_tables([attempts.filter(keep), *fresh])
+    return tables
+
+
+def platform_with_tables(platform: Platform, tables: dict[str, pa.Table]) -> Platform:
+    """The same platform (spec and truth) with other tables."""
+    return dataclasses.replace(platform, tables=tables)
