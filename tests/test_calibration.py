@@ -262,8 +262,9 @@ def test_thin_monthly_windows_flag_no_more_than_alpha(tmp_path: Path) -> None:
         """,
     )
     assert len(windows) == 6 * THIN_WINDOW_PLATFORMS
-    # thin, but judged: most challenges of a window are tested on its ~25 attempts per cell
-    assert windows.judged.sum() >= 0.8 * 26 * len(windows)
+    # thin, but judged: most challenge-windows are tested on their ~25 attempts per cell
+    # (fewer on routed platforms, where the routed family is thin off its template)
+    assert windows.judged.sum() >= 0.5 * 26 * len(windows)
     windows_with_flags = int((windows.flagged > 0).sum())
     limit = int(scipy_stats.binom.ppf(0.99, len(windows), ALPHA))
     print(f"windows with a false flag: {windows_with_flags} of {len(windows)} (limit {limit})")
