@@ -217,8 +217,9 @@ def test_thin_monthly_windows_flag_no_more_than_alpha(tmp_path: Path) -> None:
     other platform): in each monthly window the verdict is judged on the window's
     attempts alone. No challenge is biased, so every flag is false and Benjamini-Hochberg
     bounds the chance that a window flags anything at alpha. Over 60 windows the count of
-    windows with a flag must stay within the binomial 99% quantile at alpha (8 of 60): a
-    true rate of 0.20, four times nominal, would exceed it with probability about 0.87."""
+    windows with a flag must stay within the binomial 99% quantile at alpha (7 of 60; a
+    false alarm of the test itself 1% of the time): a true rate of 0.15 (three times
+    nominal) would exceed it with probability 0.70, a rate of 0.20 with 0.93."""
     from scipy import stats as scipy_stats
 
     small = {"n_templates": 1, "n_standalone_challenges": 8}
