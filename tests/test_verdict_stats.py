@@ -210,7 +210,13 @@ def test_hedges_g_degenerate_is_nan() -> None:
 
 
 def contrast_power_by_hand(
-    n: np.ndarray, unit: np.ndarray, ability: np.ndarray, f: int, shift: float, level: float
+    n: np.ndarray,
+    unit: np.ndarray,
+    ability: np.ndarray,
+    f: int,
+    shift: float,
+    level: float,
+    prior_df: float = 0.0,
 ) -> float:
     """The verdict's contrast for family f, written out for one design (trim 0.2)."""
     k = n.size
@@ -219,7 +225,7 @@ def contrast_power_by_hand(
     v = cell + ability
     others = [g for g in range(k) if g != f]
     variance = v[f] + sum(v[g] for g in others) / (k - 1) ** 2
-    welch = cell**2 / (h - 1)
+    welch = cell**2 / np.minimum(h - 1 + prior_df, np.sum(h - 1))
     df = variance**2 / (welch[f] + sum(welch[g] for g in others) / (k - 1) ** 4)
     per_contrast = 1 - (1 - level) ** (1 / k)
     critical = scipy_stats.t.ppf(1 - per_contrast / 2, df)
@@ -238,37 +244,45 @@ design_strategy = st.lists(
 )
 
 
-@given(design_strategy, st.floats(0.0, 15.0), st.sampled_from([0.05, 0.01, 0.001]))
+@given(
+    design_strategy,
+    st.floats(0.0, 15.0),
+    st.sampled_from([0.05, 0.01, 0.001]),
+    st.sampled_from([0.0, 30.0]),
+)
 @settings(max_examples=150, deadline=None)
 def test_contrast_power_matches_the_noncentral_t_of_the_verdicts_contrast(
-    design: list[tuple[int, float, float]], shift: float, level: float
+    design: list[tuple[int, float, float]], shift: float, level: float, prior_df: float
 ) -> None:
     n, unit, ability = (np.array(column, dtype=float) for column in zip(*design, strict=True))
     k = n.size
     power = stats.contrast_power(
         np.tile(n, (k, 1)), np.tile(unit, (k, 1)), np.tile(ability, (k, 1)),
-        np.arange(k), shift, np.full(k, level), 0.2,
+        np.arange(k), shift, np.full(k, level), 0.2, prior_df,
     )  # fmt: skip
-    expected = [contrast_power_by_hand(n, unit, ability, f, shift, level) for f in range(k)]
+    expected = [
+        contrast_power_by_hand(n, unit, ability, f, shift, level, prior_df) for f in range(k)
+    ]
     np.testing.assert_allclose(power, expected, rtol=1e-7, atol=1e-12)
     if shift == 0:  # no shift: the power is the per-contrast size of the test
         np.testing.assert_allclose(power, 1 - (1 - level) ** (1 / k), rtol=1e-7)
 
 
-@given(design_strategy, st.sampled_from([0.05, 0.005, 0.0005]))
+@given(design_strategy, st.sampled_from([0.05, 0.005, 0.0005]), st.sampled_from([0.0, 30.0]))
 @settings(max_examples=60, deadline=None)
 def test_attempts_needed_is_the_smallest_count_reaching_the_power(
-    design: list[tuple[int, float, float]], level: float
+    design: list[tuple[int, float, float]], level: float, prior_df: float
 ) -> None:
     n, unit, ability = (np.array(column, dtype=float) for column in zip(*design, strict=True))
     k = n.size
     needed = stats.attempts_needed(
         n[None], (unit / n)[None], ability[None], [level], shift=10.0, target_power=0.8,
         trim=0.2, min_family_attempts=10, min_attempts=100, max_family_attempts=5000,
+        prior_df=prior_df,
     )  # fmt: skip
 
     def power(design_n: np.ndarray, f: int) -> float:
-        return contrast_power_by_hand(design_n, unit, ability, f, 10.0, level)
+        return contrast_power_by_hand(design_n, unit, ability, f, 10.0, level, prior_df)
 
     for f in range(k):
         extra = needed.family_additional[0, f]

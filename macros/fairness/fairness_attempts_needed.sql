@@ -5,7 +5,8 @@
     adjusted contrast `target_power` to detect a shift of family_deviation_threshold
     points at the partition's current FDR level, by the verdict's variance model (the
     cells' observed Yuen variances per attempt, the abilities' variances, the contrast
-    with the other families, Welch df, the Sidak max-t step; cf_attempts_needed), for
+    with the other families, Welch df with the cells' df raised by variance_shrinkage_df
+    as the verdict does, the Sidak max-t step; cf_attempts_needed), for
     the family alone and as its share of a plan for the whole challenge.
 
     FDR level (conservative): alpha * max(R, 1) / m, R the partition's challenges
@@ -83,7 +84,8 @@ solved as (
             cast({{ var('trim_proportion') }} as double),
             cast({{ var('min_family_attempts') }} as double),
             cast({{ var('min_attempts') }} as double),
-            cast({{ var('max_family_attempts_planned') }} as double)
+            cast({{ var('max_family_attempts_planned') }} as double),
+            cast({{ var('variance_shrinkage_df') }} as double)
         ) as needed
     from challenge_lists
     inner join undecided

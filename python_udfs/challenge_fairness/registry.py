@@ -68,7 +68,7 @@ UDFS: tuple[UdfSpec, ...] = (
     UdfSpec(
         "cf_attempts_needed",
         udfs.attempts_needed,
-        ("BIGINT[]", "DOUBLE[]", "DOUBLE[]") + ("DOUBLE",) * 7,
+        ("BIGINT[]", "DOUBLE[]", "DOUBLE[]") + ("DOUBLE",) * 8,
         udfs.ATTEMPTS_NEEDED_TYPE,
     ),
 )

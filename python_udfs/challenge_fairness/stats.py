@@ -352,14 +352,17 @@ def contrast_power(
     shift: float,
     level: npt.ArrayLike,
     trim: float,
+    prior_df: float = 0.0,
 ) -> FloatArray:
     """Power of the verdict's test of family `family`'s adjusted contrast to detect a true
     shift of `shift` points, for many designs at once (rows of 2-D arrays, NaN-padded
     families). With n_g attempts per family, the cell's Yuen variance is unit_variance_g /
     n_g, its h = n_g - 2 floor(trim n_g), v_g = that + ability_variance_g; the contrast's
     variance is v_f + sum_(g != f) v_g / (K-1)^2, its Welch-Satterthwaite df as in the
-    verdict; the test is two-sided at the per-contrast Sidak level 1 - (1 - level)^(1/K);
-    power is the noncentral t's mass beyond the critical values (scipy.stats.nct).
+    verdict, each cell's variance with min(h_g - 1 + prior_df, sum of the h - 1) df (the
+    verdict's variance_shrinkage_df); the test is two-sided at the per-contrast Sidak
+    level 1 - (1 - level)^(1/K); power is the noncentral t's mass beyond the critical
+    values (scipy.stats.nct).
     """
     n = np.atleast_2d(np.asarray(attempts, dtype=np.float64))
     unit = np.atleast_2d(np.asarray(unit_variance, dtype=np.float64))
@@ -372,7 +375,9 @@ def contrast_power(
         cell = unit / n
         h = n - 2 * np.floor(trim * n)
         variance = np.where(present, cell + ability, 0.0)
-        welch = np.where(present, cell * cell / (h - 1), 0.0)
+        pooled_df = np.where(present, h - 1, 0.0).sum(axis=1, keepdims=True)
+        cell_df = np.minimum(h - 1 + prior_df, pooled_df)
+        welch = np.where(present, cell * cell / cell_df, 0.0)
         own_variance, own_welch = variance[rows, f], welch[rows, f]
         contrast_variance = own_variance + (variance.sum(axis=1) - own_variance) / (k - 1) ** 2
         denominator = own_welch + (welch.sum(axis=1) - own_welch) / (k - 1) ** 4
@@ -424,12 +429,14 @@ def attempts_needed(
     min_family_attempts: float,
     min_attempts: float,
     max_family_attempts: float,
+    prior_df: float = 0.0,
 ) -> AttemptsNeeded:
     """Attempts that would give each challenge's family contrasts `target_power` to detect
     a shift of `shift` points at the challenge's `level` (the FDR-controlled level its
     max-t p must reach, before the per-contrast Sidak step), by the verdict's variance
-    model with each cell's observed Yuen variance per attempt (cell_variance x attempts).
-    Rows are challenges, columns families (NaN-padded); all rows are searched at once.
+    model with each cell's observed Yuen variance per attempt (cell_variance x attempts)
+    and its df raised by `prior_df` as the verdict's shrinkage does. Rows are challenges,
+    columns families (NaN-padded); all rows are searched at once.
 
     Per family: the fewest more attempts of THAT family alone (the others fixed) that give
     its contrast the power and meet min_family_attempts and min_attempts; NaN, status
@@ -471,7 +478,7 @@ def attempts_needed(
     def power_of(designs: FloatArray) -> FloatArray:
         return contrast_power(
             designs, pair_unit, np.where(np.isfinite(designs), pair_ability, np.nan),
-            family_of, shift, pair_level, trim,
+            family_of, shift, pair_level, trim, prior_df,
         )  # fmt: skip
 
     current = power_of(n[challenge_of]).reshape(challenges, width)

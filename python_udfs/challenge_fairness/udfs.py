@@ -287,10 +287,11 @@ def attempts_needed(
     min_family_attempts: pa.ChunkedArray,
     min_attempts: pa.ChunkedArray,
     max_family_attempts: pa.ChunkedArray,
+    prior_df: pa.ChunkedArray,
 ) -> pa.StructArray:
     """cf_attempts_needed(attempts BIGINT[], cell_variance DOUBLE[], ability_variance
     DOUBLE[], level, shift, target_power, trim, min_family_attempts, min_attempts,
-    max_family_attempts): one challenge per row, families in list order; all rows are
+    max_family_attempts, prior_df): one challenge per row, families in list order; all rows are
     solved at once (stats.attempts_needed)."""
     _, offsets, null_rows = flat_list(attempts)
     for other in (cell_variance, ability_variance):
@@ -310,6 +311,7 @@ def attempts_needed(
         min_family_attempts=_constant(min_family_attempts, "min_family_attempts"),
         min_attempts=_constant(min_attempts, "min_attempts"),
         max_family_attempts=_constant(max_family_attempts, "max_family_attempts"),
+        prior_df=_constant(prior_df, "prior_df"),
     )
     lengths = np.diff(offsets)
 
