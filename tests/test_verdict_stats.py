@@ -207,3 +207,125 @@ def test_hedges_g_matches_the_gamma_correction(n_a: int, n_b: int, d: float, alp
 def test_hedges_g_degenerate_is_nan() -> None:
     result = stats.hedges_g([1, 10, 2], [1, 10, 1], [0.5, np.nan, 0.3], 0.05)
     assert np.isnan(result.hedges_g).all() and np.isnan(result.ci_low).all()
+
+
+def contrast_power_by_hand(
+    n: np.ndarray,
+    unit: np.ndarray,
+    ability: np.ndarray,
+    f: int,
+    shift: float,
+    level: float,
+    prior_df: float = 0.0,
+) -> float:
+    """The verdict's contrast for family f, written out for one design (trim 0.2)."""
+    k = n.size
+    cell = unit / n
+    h = n - 2 * np.floor(0.2 * n)
+    v = cell + ability
+    others = [g for g in range(k) if g != f]
+    variance = v[f] + sum(v[g] for g in others) / (k - 1) ** 2
+    welch = cell**2 / np.minimum(h - 1 + prior_df, np.sum(h - 1))
+    df = variance**2 / (welch[f] + sum(welch[g] for g in others) / (k - 1) ** 4)
+    per_contrast = 1 - (1 - level) ** (1 / k)
+    critical = scipy_stats.t.ppf(1 - per_contrast / 2, df)
+    nc = shift / math.sqrt(variance)
+    lower = scipy_stats.nct.cdf(-critical, df, nc)  # NaN far in the tail: then ~0
+    if not np.isfinite(lower):
+        assert abs(nc) > 2 or scipy_stats.t.cdf(-critical, df) < 1e-6
+        lower = 0.0
+    return float(scipy_stats.nct.sf(critical, df, nc) + lower)
+
+
+design_strategy = st.lists(
+    st.tuples(st.integers(12, 400), st.floats(60.0, 600.0), st.floats(0.0, 2.0)),
+    min_size=2,
+    max_size=7,
+)
+
+
+@given(
+    design_strategy,
+    st.floats(0.0, 15.0),
+    st.sampled_from([0.05, 0.01, 0.001]),
+    st.sampled_from([0.0, 30.0]),
+)
+@settings(max_examples=150, deadline=None)
+def test_contrast_power_matches_the_noncentral_t_of_the_verdicts_contrast(
+    design: list[tuple[int, float, float]], shift: float, level: float, prior_df: float
+) -> None:
+    n, unit, ability = (np.array(column, dtype=float) for column in zip(*design, strict=True))
+    k = n.size
+    power = stats.contrast_power(
+        np.tile(n, (k, 1)), np.tile(unit, (k, 1)), np.tile(ability, (k, 1)),
+        np.arange(k), shift, np.full(k, level), 0.2, prior_df,
+    )  # fmt: skip
+    expected = [
+        contrast_power_by_hand(n, unit, ability, f, shift, level, prior_df) for f in range(k)
+    ]
+    np.testing.assert_allclose(power, expected, rtol=1e-7, atol=1e-12)
+    if shift == 0:  # no shift: the power is the per-contrast size of the test
+        np.testing.assert_allclose(power, 1 - (1 - level) ** (1 / k), rtol=1e-7)
+
+
+@given(design_strategy, st.sampled_from([0.05, 0.005, 0.0005]), st.sampled_from([0.0, 30.0]))
+@settings(max_examples=60, deadline=None)
+def test_attempts_needed_is_the_smallest_count_reaching_the_power(
+    design: list[tuple[int, float, float]], level: float, prior_df: float
+) -> None:
+    n, unit, ability = (np.array(column, dtype=float) for column in zip(*design, strict=True))
+    k = n.size
+    needed = stats.attempts_needed(
+        n[None], (unit / n)[None], ability[None], [level], shift=10.0, target_power=0.8,
+        trim=0.2, min_family_attempts=10, min_attempts=100, max_family_attempts=5000,
+        prior_df=prior_df,
+    )  # fmt: skip
+
+    def power(design_n: np.ndarray, f: int) -> float:
+        return contrast_power_by_hand(design_n, unit, ability, f, 10.0, level, prior_df)
+
+    for f in range(k):
+        extra = needed.family_additional[0, f]
+        if np.isnan(extra):
+            assert needed.family_status[0, f] == "unreachable"
+            grown = n.copy()
+            grown[f] = 5000
+            assert power(grown, f) < 0.8
+            continue
+        grown = n.copy()
+        grown[f] += extra
+        assert power(grown, f) >= 0.8 and grown.sum() >= 100
+        if extra > 0 and grown.sum() - 1 >= 100 and grown[f] - 1 >= 10:
+            grown[f] -= 1
+            assert power(grown, f) < 0.8
+        assert needed.current_power[0, f] == pytest.approx(power(n, f), rel=1e-7)
+    common = needed.plan_family_attempts[0]
+    if np.isnan(common):
+        assert needed.plan_status[0] == "unreachable"
+        return
+    planned = np.maximum(n, common)
+    assert min(power(planned, f) for f in range(k)) >= 0.8
+    np.testing.assert_array_equal(needed.plan_additional[0], planned - n)
+    if common > n.min() and np.maximum(n, common - 1).sum() >= 100 and common - 1 >= 10:
+        assert min(power(np.maximum(n, common - 1), f) for f in range(k)) < 0.8
+
+
+def test_attempts_needed_degenerate_challenges() -> None:
+    nan = np.nan
+    needed = stats.attempts_needed(
+        np.array([[40.0, nan], [40.0, 30.0], [40.0, 3.0], [40.0, 30.0]]),
+        np.array([[5.0, nan], [5.0, 6.0], [5.0, nan], [nan, nan]]),
+        np.array([[0.1, nan], [0.1, nan], [0.1, 0.1], [0.1, 0.1]]),
+        [0.01, 0.01, 0.01, 0.01],
+        shift=10.0, target_power=0.8, trim=0.2, min_family_attempts=10, min_attempts=100,
+        max_family_attempts=100_000,
+    )  # fmt: skip
+    assert list(needed.plan_status) == [
+        "not_computable",  # one family
+        "not_computable",  # a family without an ability
+        "variance_borrowed",  # 3 attempts: no Yuen variance, the other family's is used
+        "not_computable",  # no cell variance at all
+    ]
+    assert needed.family_status[2, 1] in ("variance_borrowed", "unreachable")
+    assert np.isnan(needed.plan_family_attempts[[0, 1, 3]]).all()
+    assert needed.plan_family_attempts[2] >= 50  # min_attempts 100 over two families

@@ -16,6 +16,7 @@ DEFAULTS = {
     "alpha": 0.05,
     "trim_proportion": 0.2,
     "ability_fit_iterations": 3,
+    "variance_shrinkage_df": 30.0,
 }
 
 
@@ -83,10 +84,33 @@ def adjusted_effects(tables: dict[str, pd.DataFrame], settings: dict | None = No
     cells = cells.merge(pd.DataFrame(rows), on=["challenge_id", "model_family"])
 
     with_ability = cells[cells.ability.notna()].groupby("challenge_id").model_family.apply(list)
-    usable = cells[cells.se2.notna() & cells.ability.notna()].copy()
+    # each cell's winsorized variance s_w^2 = se2 h (h - 1) / (n - 1), shrunk toward the
+    # challenge's (h - 1)-weighted pooled one with prior df d0 (d0 = 0: the cell's own)
+    d0 = float(s["variance_shrinkage_df"])
+    with_variance = cells[cells.se2.notna()].copy()
+    with_variance["s2"] = (
+        with_variance.se2 * with_variance.h * (with_variance.h - 1) / (with_variance.n - 1)
+    )
+    with_variance["dof"] = with_variance.h - 1
+    pooled = with_variance.groupby("challenge_id").apply(
+        lambda g: pd.Series(
+            {"pooled_s2": np.sum(g.dof * g.s2) / g.dof.sum(), "pooled_dof": g.dof.sum()}
+        ),
+        include_groups=False,
+    )
+    with_variance = with_variance.merge(pooled, left_on="challenge_id", right_index=True)
+    if d0 > 0:
+        shrunk_s2 = (with_variance.dof * with_variance.s2 + d0 * with_variance.pooled_s2) / (
+            with_variance.dof + d0
+        )
+        with_variance["se2"] = (
+            shrunk_s2 * (with_variance.n - 1) / (with_variance.h * (with_variance.h - 1))
+        )
+    with_variance["cell_dof"] = np.minimum(with_variance.dof + d0, with_variance.pooled_dof)
+    usable = with_variance[with_variance.ability.notna()].copy()
     usable["u"] = usable.tm - usable.ability
     usable["v"] = usable.se2 + usable.ability_variance
-    usable["welch"] = usable.se2**2 / (usable.h - 1)
+    usable["welch"] = usable.se2**2 / usable.cell_dof
     out = []
     for challenge, group in usable.groupby("challenge_id"):
         k = len(group)

@@ -16,7 +16,49 @@
 #}
 {% macro fairness_family_effects_adjusted(cells, abilities, partition_by=[]) -%}
 {%- set p = partition_by -%}
+{%- set shrinkage_df = var('variance_shrinkage_df') | float -%}
+{%- if shrinkage_df < 0 -%}
+    {{ exceptions.raise_compiler_error("variance_shrinkage_df must be >= 0") }}
+{%- endif %}
 with
+
+pooled as (
+    {# the cells' winsorized variances s_w^2 = SS_w / (n - 1), pooled over the challenge's
+       families with weights h - 1 (the prior of the shrinkage below) #}
+    select
+        {{ _partition_columns('cells', p) }}cells.challenge_id,
+        sum(cells.trimmed_mean_variance * cells.effective_n * (cells.effective_n - 1)
+                / (cells.attempts - 1) * (cells.effective_n - 1))
+            / sum(cells.effective_n - 1) as pooled_winsorized_variance,
+        sum(cells.effective_n - 1) as pooled_degrees_of_freedom
+    from {{ cells }} as cells
+    where cells.trimmed_mean_variance is not null
+    group by {{ _partition_columns('cells', p) }}cells.challenge_id
+),
+
+shrunk as (
+    {# variance_shrinkage_df = d0 > 0: each cell's s_w^2 shrunk toward the pooled one,
+       ((h - 1) s_w^2 + d0 pooled) / (h - 1 + d0), with h - 1 + d0 degrees of freedom
+       (capped at the pooled ones); d0 = 0 keeps every cell's own Yuen variance #}
+    select
+        cells.*,
+        case
+            when {{ shrinkage_df }} > 0 then
+                ((cells.effective_n - 1) * cells.trimmed_mean_variance * cells.effective_n
+                    * (cells.effective_n - 1) / (cells.attempts - 1)
+                    + {{ shrinkage_df }} * pooled.pooled_winsorized_variance)
+                / (cells.effective_n - 1 + {{ shrinkage_df }})
+                * (cells.attempts - 1) / (cells.effective_n * (cells.effective_n - 1))
+            else cells.trimmed_mean_variance
+        end as cell_variance,
+        least(cells.effective_n - 1 + {{ shrinkage_df }}, pooled.pooled_degrees_of_freedom)
+            as cell_degrees_of_freedom
+    from {{ cells }} as cells
+    inner join pooled
+        on cells.challenge_id = pooled.challenge_id
+        {{- _partition_join('cells', 'pooled', p) }}
+    where cells.trimmed_mean_variance is not null
+),
 
 usable as (
     select
@@ -26,16 +68,15 @@ usable as (
         cells.trimmed_mean,
         abilities.ability,
         cells.trimmed_mean - abilities.ability as adjusted_score,
-        cells.trimmed_mean_variance + abilities.ability_variance as adjusted_score_variance,
-        cells.trimmed_mean_variance * cells.trimmed_mean_variance / (cells.effective_n - 1)
+        cells.cell_variance + abilities.ability_variance as adjusted_score_variance,
+        cells.cell_variance * cells.cell_variance / cells.cell_degrees_of_freedom
             as welch_term
-    from {{ cells }} as cells
+    from shrunk as cells
     inner join {{ abilities }} as abilities
         on cells.challenge_id = abilities.challenge_id
         and cells.model_family = abilities.model_family
         {{- _partition_join('cells', 'abilities', p) }}
-    where cells.trimmed_mean_variance is not null
-        and abilities.ability is not null
+    where abilities.ability is not null
         and abilities.ability_variance is not null
 ),
 

@@ -65,6 +65,12 @@ UDFS: tuple[UdfSpec, ...] = (
     UdfSpec(
         "cf_benjamini_hochberg", udfs.benjamini_hochberg, ("DOUBLE[]",), pa.list_(pa.float64())
     ),
+    UdfSpec(
+        "cf_attempts_needed",
+        udfs.attempts_needed,
+        ("BIGINT[]", "DOUBLE[]", "DOUBLE[]") + ("DOUBLE",) * 8,
+        udfs.ATTEMPTS_NEEDED_TYPE,
+    ),
 )
 
 

@@ -11,6 +11,7 @@ challenge with 40,000 integer scores arrives as a few hundred (group, value, cou
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -321,3 +322,238 @@ def hedges_g(
         se = np.sqrt((n_a + n_b) / (n_a * n_b) + g**2 / (2 * (n_a + n_b)))
         z = stats.norm.ppf(1 - alpha / 2)
     return HedgesG(g, np.where(valid, g - z * se, np.nan), np.where(valid, g + z * se, np.nan))
+
+
+ATTEMPTS_NEEDED_OK = "ok"
+ATTEMPTS_NEEDED_POWERED = "already_powered"
+ATTEMPTS_NEEDED_BORROWED = "variance_borrowed"
+ATTEMPTS_NEEDED_UNREACHABLE = "unreachable"
+
+
+@dataclass(frozen=True)
+class AttemptsNeeded:
+    """Per challenge (rows) and family (columns, NaN-padded): the power of each family
+    contrast and the attempts that would raise it to the target."""
+
+    current_power: FloatArray  # at the observed attempts
+    family_additional: FloatArray  # more attempts of that family alone (NaN: none suffice)
+    family_status: npt.NDArray[np.object_]
+    plan_family_attempts: FloatArray  # per challenge: every family topped up to this many
+    plan_additional: FloatArray  # per family: its share of the challenge plan
+    plan_status: npt.NDArray[np.object_]
+    plan_reason: npt.NDArray[np.object_]
+
+
+def contrast_power(
+    attempts: npt.ArrayLike,
+    unit_variance: npt.ArrayLike,
+    ability_variance: npt.ArrayLike,
+    family: npt.ArrayLike,
+    shift: float,
+    level: npt.ArrayLike,
+    trim: float,
+    prior_df: float = 0.0,
+) -> FloatArray:
+    """Power of the verdict's test of family `family`'s adjusted contrast to detect a true
+    shift of `shift` points, for many designs at once (rows of 2-D arrays, NaN-padded
+    families). With n_g attempts per family, the cell's Yuen variance is unit_variance_g /
+    n_g, its h = n_g - 2 floor(trim n_g), v_g = that + ability_variance_g; the contrast's
+    variance is v_f + sum_(g != f) v_g / (K-1)^2, its Welch-Satterthwaite df as in the
+    verdict, each cell's variance with min(h_g - 1 + prior_df, sum of the h - 1) df (the
+    verdict's variance_shrinkage_df); the test is two-sided at the per-contrast Sidak
+    level 1 - (1 - level)^(1/K); power is the noncentral t's mass beyond the critical
+    values (scipy.stats.nct).
+    """
+    n = np.atleast_2d(np.asarray(attempts, dtype=np.float64))
+    unit = np.atleast_2d(np.asarray(unit_variance, dtype=np.float64))
+    ability = np.atleast_2d(np.asarray(ability_variance, dtype=np.float64))
+    rows = np.arange(n.shape[0])
+    f = np.asarray(family, dtype=np.int64)
+    present = np.isfinite(n)
+    k = present.sum(axis=1).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cell = unit / n
+        h = n - 2 * np.floor(trim * n)
+        variance = np.where(present, cell + ability, 0.0)
+        pooled_df = np.where(present, h - 1, 0.0).sum(axis=1, keepdims=True)
+        cell_df = np.minimum(h - 1 + prior_df, pooled_df)
+        welch = np.where(present, cell * cell / cell_df, 0.0)
+        own_variance, own_welch = variance[rows, f], welch[rows, f]
+        contrast_variance = own_variance + (variance.sum(axis=1) - own_variance) / (k - 1) ** 2
+        denominator = own_welch + (welch.sum(axis=1) - own_welch) / (k - 1) ** 4
+        df = contrast_variance**2 / denominator
+        per_contrast = -np.expm1(np.log1p(-np.asarray(level, dtype=np.float64)) / k)
+        critical = stats.t.isf(per_contrast / 2, df)
+        noncentrality = shift / np.sqrt(contrast_variance)
+        # the far tail P(T < -c) = P(T' > c) for T' with -noncentrality: negligible, and
+        # scipy's nct may return NaN that deep in a tail (read as 0)
+        far_tail = np.nan_to_num(stats.nct.sf(critical, df, -noncentrality), nan=0.0)
+        power = stats.nct.sf(critical, df, noncentrality) + far_tail
+    valid = (k >= 2) & np.isfinite(power) & (h[rows, f] >= 2)
+    return np.where(valid, power, np.nan)
+
+
+def _smallest_reaching(
+    power_at: Callable[[FloatArray], FloatArray],
+    start: FloatArray,
+    cap: FloatArray,
+    target: float,
+) -> FloatArray:
+    """Per row, the smallest integer x in [start, cap] with power_at(x) >= target (power
+    non-decreasing in x), by a bisection run on all rows at once; NaN where even cap falls
+    short."""
+    low = np.asarray(start, dtype=np.float64).copy()
+    high = np.maximum(np.asarray(cap, dtype=np.float64), low)
+    reached_low = power_at(low) >= target
+    reached_high = power_at(high) >= target
+    high = np.where(reached_low, low, high)
+    searching = ~reached_low & reached_high
+    while np.any(searching & (high - low > 1)):
+        middle = np.floor((low + high) / 2)
+        reached = power_at(middle) >= target
+        step = searching & (high - low > 1)
+        high = np.where(step & reached, middle, high)
+        low = np.where(step & ~reached, middle, low)
+    return np.where(reached_low | reached_high, high, np.nan)
+
+
+def attempts_needed(
+    attempts: npt.ArrayLike,
+    cell_variance: npt.ArrayLike,
+    ability_variance: npt.ArrayLike,
+    level: npt.ArrayLike,
+    *,
+    shift: float,
+    target_power: float,
+    trim: float,
+    min_family_attempts: float,
+    min_attempts: float,
+    max_family_attempts: float,
+    prior_df: float = 0.0,
+) -> AttemptsNeeded:
+    """Attempts that would give each challenge's family contrasts `target_power` to detect
+    a shift of `shift` points at the challenge's `level` (the FDR-controlled level its
+    max-t p must reach, before the per-contrast Sidak step), by the verdict's variance
+    model with each cell's observed Yuen variance per attempt (cell_variance x attempts)
+    and its df raised by `prior_df` as the verdict's shrinkage does. Rows are challenges,
+    columns families (NaN-padded); all rows are searched at once.
+
+    Per family: the fewest more attempts of THAT family alone (the others fixed) that give
+    its contrast the power and meet min_family_attempts and min_attempts; NaN, status
+    'unreachable', when max_family_attempts of it would not (the other families' cells or
+    the abilities limit the contrast). The challenge plan: the smallest common count every
+    family is topped up to (families above it keep theirs) that gives EVERY contrast the
+    power and the challenge min_attempts. A family without a cell variance (too few
+    attempts to trim) borrows the attempt-weighted mean per-attempt variance of the
+    others (status 'variance_borrowed'). A challenge with a family lacking an ability
+    variance, or with fewer than two families, is not computable.
+    """
+    n = np.atleast_2d(np.asarray(attempts, dtype=np.float64))
+    variance = np.atleast_2d(np.asarray(cell_variance, dtype=np.float64))
+    ability = np.atleast_2d(np.asarray(ability_variance, dtype=np.float64))
+    levels = np.broadcast_to(np.asarray(level, dtype=np.float64), n.shape[:1])
+    challenges, width = n.shape
+    present = np.isfinite(n) & (n > 0)
+    n = np.where(present, n, np.nan)
+    unit = variance * n
+    has_variance = present & np.isfinite(unit) & (unit > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        borrowed = np.nansum(np.where(has_variance, unit * n, np.nan), axis=1) / np.nansum(
+            np.where(has_variance, n, np.nan), axis=1
+        )
+    unit = np.where(has_variance, unit, borrowed[:, None])
+    families = present.sum(axis=1)
+    no_ability = (present & ~np.isfinite(ability)).any(axis=1)
+    computable = (families >= 2) & ~no_ability & has_variance.any(axis=1) & np.isfinite(levels)
+    computable &= np.isfinite(levels) & (levels > 0) & (levels < 1)
+
+    # one design per (challenge, family) pair: row r = c * width + j tests family j
+    challenge_of = np.repeat(np.arange(challenges), width)
+    family_of = np.tile(np.arange(width), challenges)
+    pair_valid = present[challenge_of, family_of] & computable[challenge_of]
+    pair_unit, pair_ability = unit[challenge_of], ability[challenge_of]
+    pair_level = levels[challenge_of]
+    pairs = np.arange(challenges * width)
+
+    def power_of(designs: FloatArray) -> FloatArray:
+        return contrast_power(
+            designs, pair_unit, np.where(np.isfinite(designs), pair_ability, np.nan),
+            family_of, shift, pair_level, trim, prior_df,
+        )  # fmt: skip
+
+    current = power_of(n[challenge_of]).reshape(challenges, width)
+    totals = np.nansum(n, axis=1)
+    own = n[challenge_of, family_of]
+
+    def alone(extra: FloatArray) -> FloatArray:
+        designs = n[challenge_of].copy()
+        designs[pairs, family_of] = own + extra
+        meets = (own + extra >= min_family_attempts) & (
+            totals[challenge_of] + extra >= min_attempts
+        )
+        powered = np.nan_to_num(power_of(designs), nan=0.0)
+        return np.where(meets & pair_valid, powered, 0.0)
+
+    search_to = np.maximum(max_family_attempts - np.nan_to_num(own, nan=0.0), 0.0)
+    additional = _smallest_reaching(alone, np.zeros(pairs.size), search_to, target_power)
+    additional = np.where(pair_valid, additional, np.nan).reshape(challenges, width)
+
+    smallest = np.nanmin(np.where(present, n, np.inf), axis=1)
+    smallest = np.where(np.isfinite(smallest), smallest, 0.0)
+
+    def plan(common: FloatArray) -> FloatArray:
+        designs = np.where(present, np.maximum(n, common[:, None]), np.nan)
+        meets = (np.nansum(designs, axis=1) >= min_attempts) & (
+            np.nanmin(np.where(present, designs, np.inf), axis=1) >= min_family_attempts
+        )
+        powered = power_of(designs[challenge_of]).reshape(challenges, width)
+        weakest = np.nanmin(np.where(present, np.nan_to_num(powered, nan=0.0), np.inf), axis=1)
+        return np.where(meets & computable, weakest, 0.0)
+
+    common = _smallest_reaching(
+        plan, smallest, np.full(challenges, float(max_family_attempts)), target_power
+    )
+    common = np.where(computable, common, np.nan)
+    plan_additional = np.where(present, np.maximum(common[:, None] - n, 0.0), np.nan)
+
+    family_status = np.full((challenges, width), None, dtype=object)
+    family_status[present] = STATUS_NOT_COMPUTABLE
+    reachable = present & computable[:, None]
+    family_status[reachable & np.isnan(additional)] = ATTEMPTS_NEEDED_UNREACHABLE
+    family_status[reachable & (additional > 0) & has_variance] = ATTEMPTS_NEEDED_OK
+    family_status[reachable & (additional > 0) & ~has_variance] = ATTEMPTS_NEEDED_BORROWED
+    family_status[reachable & (additional == 0)] = ATTEMPTS_NEEDED_POWERED
+
+    plan_status = np.where(
+        ~computable,
+        STATUS_NOT_COMPUTABLE,
+        np.where(
+            np.isnan(common),
+            ATTEMPTS_NEEDED_UNREACHABLE,
+            np.where(
+                np.nansum(plan_additional, axis=1) == 0,
+                ATTEMPTS_NEEDED_POWERED,
+                np.where(
+                    (present & ~has_variance).any(axis=1), ATTEMPTS_NEEDED_BORROWED,
+                    ATTEMPTS_NEEDED_OK,
+                ),
+            ),
+        ),
+    ).astype(object)  # fmt: skip
+    plan_reason = np.full(challenges, None, dtype=object)
+    plan_reason[(plan_status == ATTEMPTS_NEEDED_BORROWED)] = (
+        "a family has too few attempts for a cell variance: it borrows the others' per attempt"
+    )
+    plan_reason[(plan_status == ATTEMPTS_NEEDED_UNREACHABLE)] = (
+        f"topping every family up to {max_family_attempts:.0f} attempts would not reach the"
+        " target power: the variance of the abilities (other challenges) limits the contrasts"
+    )
+    plan_reason[~computable & no_ability] = (
+        "a family has no ability estimate (no scored attempts on other challenges)"
+    )
+    plan_reason[~computable & ~no_ability] = (
+        "fewer than two families, no cell variance to scale, or no FDR level"
+    )
+    return AttemptsNeeded(
+        current, additional, family_status, common, plan_additional, plan_status, plan_reason
+    )

@@ -49,6 +49,17 @@ DUNN_TYPE = pa.struct(
         ("p_value_holm", pa.float64()),
     ]
 )
+ATTEMPTS_NEEDED_TYPE = pa.struct(
+    [
+        ("current_power", pa.list_(pa.float64())),
+        ("family_additional", pa.list_(pa.float64())),
+        ("family_status", pa.list_(pa.string())),
+        ("plan_family_attempts", pa.float64()),
+        ("plan_additional", pa.list_(pa.float64())),
+        ("plan_status", pa.string()),
+        ("plan_reason", pa.string()),
+    ]
+)
 COHENS_D_TYPE = pa.struct(
     [
         ("pooled_sd", pa.float64()),
@@ -243,4 +254,86 @@ def hedges_g(
             for name in HEDGES_G_TYPE.names
         ],
         fields=list(HEDGES_G_TYPE),
+    )
+
+
+def _padded(column: pa.ChunkedArray, offsets: np.ndarray, width: int) -> np.ndarray:
+    """A list column as a rows x width float matrix, NaN-padded (NULL elements NaN)."""
+    flat, _, _ = flat_list(column)
+    values = float_numpy(flat)
+    lengths = np.diff(offsets)
+    matrix = np.full((lengths.size, width), np.nan)
+    row_of = np.repeat(np.arange(lengths.size), lengths)
+    matrix[row_of, np.arange(values.size) - offsets[row_of]] = values
+    return matrix
+
+
+def _constant(column: pa.ChunkedArray, name: str) -> float:
+    """The one value a settings column holds on every row."""
+    values = np.unique(float_numpy(column.combine_chunks()))
+    if values.size != 1 or not np.isfinite(values[0]):
+        raise ValueError(f"cf_attempts_needed: {name} must be one finite value for every row")
+    return float(values[0])
+
+
+def attempts_needed(
+    attempts: pa.ChunkedArray,
+    cell_variance: pa.ChunkedArray,
+    ability_variance: pa.ChunkedArray,
+    level: pa.ChunkedArray,
+    shift: pa.ChunkedArray,
+    target_power: pa.ChunkedArray,
+    trim: pa.ChunkedArray,
+    min_family_attempts: pa.ChunkedArray,
+    min_attempts: pa.ChunkedArray,
+    max_family_attempts: pa.ChunkedArray,
+    prior_df: pa.ChunkedArray,
+) -> pa.StructArray:
+    """cf_attempts_needed(attempts BIGINT[], cell_variance DOUBLE[], ability_variance
+    DOUBLE[], level, shift, target_power, trim, min_family_attempts, min_attempts,
+    max_family_attempts, prior_df): one challenge per row, families in list order; all rows are
+    solved at once (stats.attempts_needed)."""
+    _, offsets, null_rows = flat_list(attempts)
+    for other in (cell_variance, ability_variance):
+        if not np.array_equal(flat_list(other)[1], offsets):
+            raise ValueError("cf_attempts_needed: the family lists differ in length")
+    if len(null_rows) == 0:
+        return pa.array([], type=ATTEMPTS_NEEDED_TYPE)
+    width = max(int(np.diff(offsets).max()), 1)
+    result = stats.attempts_needed(
+        _padded(attempts, offsets, width),
+        _padded(cell_variance, offsets, width),
+        _padded(ability_variance, offsets, width),
+        float_numpy(level.combine_chunks()),
+        shift=_constant(shift, "shift"),
+        target_power=_constant(target_power, "target_power"),
+        trim=_constant(trim, "trim"),
+        min_family_attempts=_constant(min_family_attempts, "min_family_attempts"),
+        min_attempts=_constant(min_attempts, "min_attempts"),
+        max_family_attempts=_constant(max_family_attempts, "max_family_attempts"),
+        prior_df=_constant(prior_df, "prior_df"),
+    )
+    lengths = np.diff(offsets)
+
+    def listed(matrix: np.ndarray) -> list[list[object] | None]:
+        return [
+            None if null_rows[row] else [None if v != v else v for v in matrix[row, :size]]
+            for row, size in enumerate(lengths)
+        ]
+
+    rows = {
+        "current_power": listed(result.current_power),
+        "family_additional": listed(result.family_additional),
+        "family_status": listed(result.family_status),
+        "plan_family_attempts": [
+            None if null_rows[row] or v != v else float(v)
+            for row, v in enumerate(result.plan_family_attempts)
+        ],
+        "plan_additional": listed(result.plan_additional),
+        "plan_status": [None if null_rows[r] else s for r, s in enumerate(result.plan_status)],
+        "plan_reason": [None if null_rows[r] else s for r, s in enumerate(result.plan_reason)],
+    }
+    return pa.StructArray.from_arrays(
+        [pa.array(rows[field.name], type=field.type) for field in ATTEMPTS_NEEDED_TYPE],
+        fields=list(ATTEMPTS_NEEDED_TYPE),
     )
