@@ -30,6 +30,7 @@ PRECEDENCE = [
     "rewrite_challenge",
     "watch",
     "confirm_fix",
+    "collect_attempts",
 ]
 UNEXPLAINED = (
     "family bias that no detector attributes to the tests, briefing or rubric:"
@@ -158,8 +159,16 @@ def _canonical(variables: str | None) -> str | None:
 def queue_by_challenge(database: Path) -> dict[str, tuple[set[str], str]]:
     """challenge -> (detectors of its findings in the scan, its decisive action over the
     queue items it belongs to, from their challenge_actions)."""
-    queue = read_table(database, "select * from main.rpt_review_queue where is_latest_week")
-    scan = read_table(database, "select challenge_id, detector from main.rpt_daily_bias_scan")
+    queue = read_table(
+        database,
+        "select * from main.rpt_review_queue where is_latest_week"
+        " and recommended_action <> 'collect_attempts'",
+    )
+    scan = read_table(
+        database,
+        "select challenge_id, detector from main.rpt_daily_bias_scan"
+        " where detector <> 'attempts_needed'",
+    )
     actions: dict[str, set[str]] = {}
     for item in queue.itertuples():
         for pair in item.challenge_actions.split("; "):
@@ -297,6 +306,37 @@ def test_evidence_carries_each_detector_statistics_unchanged(
     assert scan.is_new.all() and dates(scan.scan_date) == {dt.date(2026, 7, 1)}
 
 
+def assert_collect_items_match_the_plans(database: Path) -> None:
+    """One collect_attempts item per undecided challenge with a plan, last in the queue,
+    naming every family's recommendation of fct_challenge_attempts_needed."""
+    plans = read_table(
+        database,
+        "select challenge_id, model_family, recommendation, challenge_additional_attempts"
+        " from main.fct_challenge_attempts_needed"
+        " where verdict_window = 'all' and recommendation is not null",
+    )
+    queue = read_table(
+        database, "select * from main.rpt_review_queue where is_latest_week order by priority"
+    )
+    collect = queue[queue.recommended_action == "collect_attempts"]
+    assert set(collect.challenge_ids) == set(plans.challenge_id)
+    assert (collect.priority_tier == 4).all()
+    assert (queue.priority_tier[queue.recommended_action != "collect_attempts"] < 4).all()
+    for item in collect.itertuples():
+        assert item.cause_id == f"attempts_needed:{item.challenge_ids}"
+        for plan in plans[plans.challenge_id == item.challenge_ids].itertuples():
+            assert plan.recommendation in item.lead_evidence
+        additional = plans[plans.challenge_id == item.challenge_ids].challenge_additional_attempts
+        if additional.notna().any():
+            assert f"collect about {int(additional.max())} more" in item.action_reason
+
+
+def test_undecided_challenges_are_queued_last_with_their_attempts_plan(
+    plants_build: dict[str, Any],
+) -> None:
+    assert_collect_items_match_the_plans(plants_build["database"])
+
+
 def test_priority_is_tier_then_harm(plants_build: dict[str, Any]) -> None:
     """Items on the challenges' own evidence first, platform trends (rewrite, watch) next,
     fixes to confirm last; within a tier the larger harm (severity x attempts) first."""
@@ -398,10 +438,16 @@ def test_fair_platform_without_optional_inputs_gives_an_empty_scan(tmp_path: Pat
         work_dir=tmp_path,
     )
     assert run.success, run.output
+    # No finding of bias; undecided verdicts only ask for attempts.
     for mart in ("int_bias_evidence_unioned", "rpt_daily_bias_scan", "rpt_review_queue"):
         schema = "intermediate" if mart.startswith("int_") else "main"
-        count = read_table(database, f"select count(*) as n from {schema}.{mart}")
+        count = read_table(
+            database,
+            f"select count(*) as n from {schema}.{mart}"
+            " where recommended_action <> 'collect_attempts'",
+        )
         assert count.n[0] == 0, mart
+    assert_collect_items_match_the_plans(database)
     coverage = read_table(database, "select * from main.fct_detector_coverage")
     assert not coverage.set_index("detector").loc["test_case_bias", "is_available"]
     scan_date = read_table(database, "select * from intermediate.int_bias_scan_date")

@@ -25,7 +25,9 @@
     8 watch: a memorised API whose trend this challenge's own slope does not confirm;
     9 confirm_fix: a flagged family bias whose challenge was fixed (fct_challenge_verdict_history:
       pass in every decided window since its latest fix): the all-time verdict still counts
-      the earlier, biased attempts; confirm the change and re-baseline instead of retiring.
+      the earlier, biased attempts; confirm the change and re-baseline instead of retiring;
+    10 collect_attempts: an undecided (insufficient_evidence) verdict: the attempts each
+      family still needs (fct_challenge_attempts_needed), not a bias.
 
     Every finding also names its root cause (cause_id, cause): the unit its detector flags,
     which may span challenges; a flagged family effect takes the cause of the finding that
@@ -34,7 +36,7 @@
 #}
 {%- set actions = [
     'retire_challenge', 'fix_tests', 'fix_rubric', 'fix_briefing', 'inspect_new_family',
-    'rebalance_combinations', 'rewrite_challenge', 'watch', 'confirm_fix'
+    'rebalance_combinations', 'rewrite_challenge', 'watch', 'confirm_fix', 'collect_attempts'
 ] %}
 {%- set action_precedence -%}
     case recommended_action
@@ -53,6 +55,10 @@ verdict_history as (
 
 verdicts as (
     select * from {{ ref('fct_challenge_verdicts') }}
+),
+
+attempts_needed as (
+    select * from {{ ref('fct_challenge_attempts_needed') }}
 ),
 
 family_effects as (
@@ -319,6 +325,39 @@ contamination_findings as (
     where is_flagged
 ),
 
+{#- Undecided verdicts: the plan that would settle them (fct_challenge_attempts_needed,
+    all-time). Not a bias: the challenge's own evidence is too thin to tell, so the action
+    is to collect attempts, ranked after every bias, trend and fix. #}
+attempts_needed_findings as (
+    select
+        challenge_id,
+        'attempts_needed' as detector,
+        challenge_id || '/attempts_needed' as finding_id,
+        cast(null as varchar) as model_family,
+        cast(max(challenge_additional_attempts) as double) as effect,
+        'more scored attempts (all families topped up to the challenge plan)' as effect_unit,
+        cast(null as double) as ci_low,
+        cast(null as double) as ci_high,
+        cast(null as double) as q_value,
+        cast(null as double) as threshold,
+        string_agg(
+            recommendation, '; '
+            order by additional_family_attempts desc nulls last, model_family
+        ) as evidence,
+        'collect_attempts' as recommended_action,
+        'the verdict is insufficient evidence ('
+            || max(eligibility) || '): collect about '
+            || coalesce(cast(max(challenge_additional_attempts) as varchar), 'more')
+            || ' more scored attempts in all (every family topped up to about '
+            || coalesce(cast(max(challenge_plan_family_attempts) as varchar), '?')
+            || ') to detect a ' || {{ format_number('max(detectable_shift)', '%g') }}
+            || '-point bias with ' || {{ format_number('100 * max(target_power)', '%.0f') }}
+            || '% power' as action_reason
+    from attempts_needed
+    where verdict_window = 'all' and recommendation is not null
+    group by challenge_id
+),
+
 {#- Instance overlap: one finding per challenge of the pair. #}
 instance_overlap_sides as (
     select challenge_a as challenge_id, challenge_b as other_challenge_id, *
@@ -513,6 +552,8 @@ cause_findings_unioned as (
     select * from locale_briefing_findings
     union all
     select * from domain_assumption_findings
+    union all
+    select * from attempts_needed_findings
 ),
 
 {#- The root cause each finding belongs to (one review-queue item per cause): the flagged
@@ -570,6 +611,8 @@ causes_named as (
             when 'briefing_locale' then 'briefing of ' || challenge_id || ' assumes a locale'
             when 'briefing_domain_assumptions'
                 then 'briefing of ' || challenge_id || ' relies on unstated domain knowledge'
+            when 'attempts_needed'
+                then 'verdict on ' || challenge_id || ' undecided: too few attempts'
         end as cause
     from causes_identified
 ),

@@ -122,7 +122,8 @@ first_scans as (
     the detector's threshold) among the cause's findings, 1 (at the threshold) when none
     has one. Attempts affected: the scored attempts on the cause's challenges. Tiers first:
     1 a defect or bias established on the challenges' own evidence, 2 a platform-level
-    trend (rewrite_challenge, watch), 3 a fix to confirm (confirm_fix). #}
+    trend (rewrite_challenge, watch), 3 a fix to confirm (confirm_fix), 4 an undecided
+    verdict that needs more attempts (collect_attempts). #}
 harm_measured as (
     select
         cause_summaries.*,
@@ -140,6 +141,7 @@ harm_measured as (
         coalesce(cause_summaries.max_severity, 1.0) * challenge_lists.attempts_affected
             as harm_score,
         case
+            when cause_summaries.recommended_action = 'collect_attempts' then 4
             when cause_summaries.recommended_action = 'confirm_fix' then 3
             when cause_summaries.recommended_action in (
                 {%- for action in trend_actions %}'{{ action }}'{{ ', ' if not loop.last }}{% endfor -%}
