@@ -3,9 +3,9 @@
     finding of the kinds `finding_kinds`, so the failure count N counts findings, and
     the rows are stored (store_failures) for CI to read.
 
-    `severity`: none follows var `fairness_gate_severity` ('error' fails the build, 'warn'
-    records and goes on): used for fairness findings. The gate's other test passes 'error'
-    for suite errors and unusable input, which are never fairness warnings.
+    `fixed_severity`: none follows var `fairness_gate_severity` ('error' fails the build,
+    'warn' records and goes on): used for fairness findings. The gate's other test passes
+    'error' for suite errors and unusable input, which are never fairness warnings.
 
     Every finding is printed as one line naming the suite (or input rule), the subject
     (challenge, combination, ...), the family, the value and the threshold. Under
@@ -13,8 +13,8 @@
     they also reach dbt's log file. The same lines open the compiled SQL as a comment,
     which run_results.json keeps (`compiled_code`).
 #}
-{% test fairness_gate_passed(model, finding_kinds=['fairness_finding'], severity=none) %}
-{%- set configured = (severity if severity is not none else var('fairness_gate_severity', 'error')) | string | lower -%}
+{% test fairness_gate_passed(model, finding_kinds=['fairness_finding'], fixed_severity=none) %}
+{%- set configured = (fixed_severity if fixed_severity is not none else var('fairness_gate_severity', 'error')) | string | lower -%}
 {%- if configured not in ['error', 'warn'] -%}
     {{ exceptions.raise_compiler_error(
         "var fairness_gate_severity must be 'error' or 'warn', got '" ~ configured ~ "'") }}

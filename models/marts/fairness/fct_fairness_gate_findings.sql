@@ -82,6 +82,12 @@ numbered as (
                 case finding_kind
                     when 'unusable_input' then 1 when 'suite_error' then 2 else 3
                 end,
+                case check_name
+                    when 'required_table_unusable' then 1
+                    when 'rejected_share_above_limit' then 2
+                    when 'no_testable_challenge' then 3
+                    when 'no_gate_suites' then 4
+                end,
                 check_name, message, subject, model_family
         ) as finding_number,
         *,
