@@ -176,6 +176,22 @@ def error_row(
     }
 
 
+def _check_expectations(definition: Mapping[str, Any]) -> None:
+    """Raise SuiteError naming the first expectation GX cannot build (GX would skip it)."""
+    from great_expectations.expectations.expectation_configuration import (
+        ExpectationConfiguration,
+    )
+
+    for index, expectation in enumerate(definition["expectations"], start=1):
+        try:
+            ExpectationConfiguration(**expectation).to_domain_obj()
+        except Exception as error:  # noqa: BLE001 - any invalid configuration
+            raise SuiteError(
+                f"expectation {index} ({expectation.get('type')!r}) is not a valid GX "
+                f"expectation: {getattr(error, 'message', None) or error}"
+            ) from error
+
+
 def _run_validation(
     suite_name: str, definition: dict[str, Any], dataframe: pd.DataFrame, parameters: Any
 ) -> Any:
@@ -258,11 +274,19 @@ def validate_suite(
                 )
             ]
     try:
+        _check_expectations(definition)
         outcome = _run_validation(suite_name, definition, dataframe, parameters)
+    except SuiteError as error:
+        return [error_row(suite_name, str(error), severity, validated_at, mart)]
     except Exception as error:  # noqa: BLE001 - any GX failure is this suite's error
         return [
             error_row(suite_name, f"{type(error).__name__}: {error}", severity, validated_at, mart)
         ]
+    if len(outcome.results) != len(definition["expectations"]):
+        reason = (
+            f"GX ran {len(outcome.results)} of its {len(definition['expectations'])} expectations"
+        )
+        return [error_row(suite_name, reason, severity, validated_at, mart)]
 
     rows = []
     for expectation_result in outcome.results:
