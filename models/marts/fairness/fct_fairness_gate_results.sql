@@ -1,3 +1,8 @@
+{%- set severity = var('fairness_gate_severity', 'error') | string | lower -%}
+{%- if severity not in ['error', 'warn'] -%}
+    {{ exceptions.raise_compiler_error(
+        "var fairness_gate_severity must be 'error' or 'warn', got '" ~ severity ~ "'") }}
+{%- endif -%}
 with
 
 validations as (
