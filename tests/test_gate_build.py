@@ -239,3 +239,32 @@ def test_finding_2_every_agent_on_an_unknown_model_fails_the_build(tmp_path: Pat
     ) in run.output
     assert "every row of required table agents was rejected" in run.output
     assert "unknown_model_id" in run.output
+
+
+def test_two_gate_runs_give_identical_findings_and_messages(
+    quiet_build: dict[str, Any], tmp_path: Path
+) -> None:
+    """Issue 15 finding 10: the order of items inside gate messages used to vary."""
+    outputs = []
+    for attempt in ("first", "second"):
+        run = rebuild_gate(quiet_build, tmp_path / attempt, fairness_gate_severity="warn", **STRICT)
+        assert run.success, run.output
+        outputs.append(
+            (
+                read_table(
+                    quiet_build["database"], "select * from main.fct_fairness_gate_findings"
+                ),
+                read_table(
+                    quiet_build["database"],
+                    "select * exclude (validated_at) from main.fct_fairness_gate_results"
+                    " order by suite_name, expectation_type",
+                ),
+            )
+        )
+    (findings_1, results_1), (findings_2, results_2) = outputs
+    assert len(findings_1) > 10
+    first, second = (
+        f.sort_values("finding_number").reset_index(drop=True) for f in (findings_1, findings_2)
+    )
+    assert first.equals(second)
+    assert results_1.equals(results_2)
