@@ -2,8 +2,16 @@
 
 Each suite file names the mart it checks (``meta.mart``); thresholds reach the suites as
 GX expectation parameters (``{"$PARAMETER": name}``) filled from dbt vars. The result is
-one row per expectation, with a message naming every failing row, kept as a table for BI;
-a dbt test on that table fails (or warns on) the build.
+one row per expectation, kept as a table for BI, with its status:
+
+- ``passed``: the expectation ran and held;
+- ``failed``: it ran and some mart rows broke it; each such row is a *finding* (subject,
+  model family, value, threshold, message), listed in the ``findings`` JSON column;
+- ``error``: the suite could not run (unknown suite, malformed or invalid file, a
+  missing column, a bad parameter, an unknown mart). An error is never a fairness
+  finding: the gate's dbt tests fail the build on it whatever ``fairness_gate_severity``.
+
+Messages and findings are sorted, so two runs on the same marts give the same text.
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -33,7 +42,13 @@ RESULT_COLUMNS = (
     "failing_rows",
     "severity",
     "failure_message",
+    "status",
+    "findings",
 )
+
+
+class SuiteError(Exception):
+    """A gate suite that cannot run: its file is missing, malformed or invalid."""
 
 
 def load_suite(suite_name: str) -> dict[str, Any]:
@@ -42,7 +57,14 @@ def load_suite(suite_name: str) -> dict[str, Any]:
     if not path.is_file():
         known = sorted(p.stem for p in SUITES_DIRECTORY.glob("*.json"))
         raise FileNotFoundError(f"no GX suite {suite_name!r} in {SUITES_DIRECTORY}; known: {known}")
-    suite: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        suite = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise SuiteError(f"{path} is not valid JSON: {error}") from error
+    if not isinstance(suite, dict) or not isinstance(suite.get("expectations"), list):
+        raise SuiteError(f"{path} is not a GX suite: it needs a list 'expectations'")
+    if not isinstance(suite.get("meta"), dict) or not suite["meta"].get("mart"):
+        raise SuiteError(f"{path} names no mart to check ('meta': {{'mart': ...}})")
     return suite
 
 
@@ -72,16 +94,150 @@ def _context() -> Any:
     return context
 
 
-def _failure_lines(
-    result: dict[str, Any], meta: Mapping[str, Any], threshold: float | None
-) -> list[str]:
-    """One readable line per failing row, from GX's unexpected_index_list."""
+def _number(value: Any) -> float | None:
+    """A finite float, or None (text, NULL, NaN)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number == number and abs(number) != float("inf") else None
+
+
+def _findings(
+    result: Mapping[str, Any], meta: Mapping[str, Any], threshold: float | None
+) -> list[dict[str, Any]]:
+    """One finding per failing row (GX's unexpected_index_list), sorted by its message."""
     template = meta.get("failure_template")
-    lines = []
+    fields = meta.get("finding") or {}
+    findings = []
     for item in result.get("unexpected_index_list") or []:
         values = {**item, "threshold": threshold}
-        lines.append(template.format(**values) if template else json.dumps(item, default=str))
-    return lines
+        message = template.format(**values) if template else json.dumps(item, default=str)
+        subject = fields["subject"].format(**values) if "subject" in fields else None
+        family = item.get(fields["family_column"]) if "family_column" in fields else None
+        value = _number(item.get(fields["value_column"])) if "value_column" in fields else None
+        findings.append(
+            {
+                "subject": subject,
+                "model_family": None if family is None else str(family),
+                "value": value,
+                "message": message,
+            }
+        )
+    return sorted(findings, key=lambda finding: finding["message"])
+
+
+def _exception_message(exception_info: Any) -> str | None:
+    """The message of an exception GX caught while running an expectation, if any."""
+    if not isinstance(exception_info, Mapping):
+        return None
+    if "raised_exception" in exception_info:
+        if exception_info.get("raised_exception"):
+            return str(exception_info.get("exception_message") or "unknown error")
+        return None
+    # One entry per metric: {metric id: {raised_exception, exception_message, ...}}.
+    messages = sorted(
+        {
+            str(info.get("exception_message") or "unknown error")
+            for info in exception_info.values()
+            if isinstance(info, Mapping) and info.get("raised_exception")
+        }
+    )
+    return "; ".join(messages) or None
+
+
+def error_row(
+    suite_name: str,
+    reason: str,
+    severity: str,
+    validated_at: datetime,
+    mart: str | None = None,
+    expectation_type: str | None = None,
+    column: str | None = None,
+) -> dict[str, Any]:
+    """The result row of a suite (or one expectation of it) that could not run."""
+    return {
+        "validated_at": validated_at,
+        "suite_name": suite_name,
+        "mart_name": mart,
+        "expectation_type": expectation_type,
+        "column_name": column,
+        "threshold_parameter": None,
+        "threshold": None,
+        "success": False,
+        "evaluated_rows": 0,
+        "failing_rows": 0,
+        "severity": severity,
+        "failure_message": f"suite {suite_name} could not run: {reason}",
+        "status": "error",
+        "findings": "[]",
+    }
+
+
+def _check_expectations(definition: Mapping[str, Any]) -> None:
+    """Raise SuiteError naming the first expectation GX cannot build (GX would skip it)."""
+    from great_expectations.expectations.expectation_configuration import (
+        ExpectationConfiguration,
+    )
+
+    for index, expectation in enumerate(definition["expectations"], start=1):
+        try:
+            ExpectationConfiguration(**expectation).to_domain_obj()
+        except Exception as error:  # noqa: BLE001 - any invalid configuration
+            raise SuiteError(
+                f"expectation {index} ({expectation.get('type')!r}) is not a valid GX "
+                f"expectation: {getattr(error, 'message', None) or error}"
+            ) from error
+
+
+def _run_validation(
+    suite_name: str, definition: dict[str, Any], dataframe: pd.DataFrame, parameters: Any
+) -> Any:
+    """Validate `dataframe` against the suite `definition`: GX's validation result."""
+    import great_expectations as gx
+    from great_expectations.core import ExpectationSuite
+
+    mart = definition["meta"]["mart"]
+    context = _context()
+    asset_name = f"{mart}__{suite_name}"
+    datasource = (
+        context.data_sources.get("challenge_fairness_marts")
+        if "challenge_fairness_marts" in context.data_sources.all()
+        else context.data_sources.add_pandas("challenge_fairness_marts")
+    )
+    identifying_columns = sorted(
+        {
+            column
+            for expectation in definition["expectations"]
+            for column in (expectation.get("meta") or {}).get("identifying_columns", [])
+        }
+    )
+    try:
+        asset = datasource.add_dataframe_asset(asset_name)
+        batch = asset.add_batch_definition_whole_dataframe("all_rows")
+        suite = context.suites.add(ExpectationSuite(**definition))
+        validation = context.validation_definitions.add(
+            gx.ValidationDefinition(name=asset_name, data=batch, suite=suite)
+        )
+        return validation.run(
+            batch_parameters={"dataframe": dataframe},
+            expectation_parameters=parameters,
+            result_format={
+                "result_format": "COMPLETE",
+                "unexpected_index_column_names": identifying_columns,
+            },
+        )
+    finally:
+        # The context is per process: forget this run's objects so a rerun can re-add them.
+        for forget in (
+            lambda: context.validation_definitions.delete(asset_name),
+            lambda: context.suites.delete(definition.get("name", suite_name)),
+            lambda: datasource.delete_asset(asset_name),
+        ):
+            with suppress(Exception):
+                forget()
 
 
 def validate_suite(
@@ -91,63 +247,81 @@ def validate_suite(
     severity: str,
     validated_at: datetime | None = None,
 ) -> list[dict[str, Any]]:
-    """Run one suite on one mart's rows: a result row per expectation."""
-    import great_expectations as gx
-    from great_expectations.core import ExpectationSuite
+    """Run one suite on one mart's rows: a result row per expectation.
 
-    definition = load_suite(suite_name)
-    mart = definition["meta"]["mart"]
-    context = _context()
-    asset_name = f"{mart}__{suite_name}"
-    datasource = (
-        context.data_sources.get("challenge_fairness_marts")
-        if "challenge_fairness_marts" in context.data_sources.all()
-        else context.data_sources.add_pandas("challenge_fairness_marts")
-    )
-    asset = datasource.add_dataframe_asset(asset_name)
-    batch = asset.add_batch_definition_whole_dataframe("all_rows")
-    suite = context.suites.add(ExpectationSuite(**definition))
-    validation = context.validation_definitions.add(
-        gx.ValidationDefinition(name=asset_name, data=batch, suite=suite)
-    )
-
-    identifying_columns = sorted(
-        {
-            column
-            for expectation in definition["expectations"]
-            for column in expectation.get("meta", {}).get("identifying_columns", [])
-        }
-    )
-    outcome = validation.run(
-        batch_parameters={"dataframe": dataframe},
-        expectation_parameters=expectation_parameters(thresholds),
-        result_format={
-            "result_format": "COMPLETE",
-            "unexpected_index_column_names": identifying_columns,
-        },
-    )
-    # The context is per process: forget this run's objects so a rerun can re-add them.
-    context.validation_definitions.delete(asset_name)
-    context.suites.delete(suite_name)
-    datasource.delete_asset(asset_name)
-
+    A suite that cannot run gives one row with status 'error' (and an expectation that
+    raised, its own 'error' row) instead of an exception.
+    """
     validated_at = validated_at or datetime.now(UTC).replace(tzinfo=None)
+    try:
+        definition = load_suite(suite_name)
+    except (FileNotFoundError, SuiteError) as error:
+        return [error_row(suite_name, str(error), severity, validated_at)]
+    mart = str(definition["meta"]["mart"])
+    parameters = expectation_parameters(thresholds)
+    for expectation in definition["expectations"]:
+        wanted = (expectation.get("meta") or {}).get("threshold_parameter")
+        if wanted and wanted not in thresholds:
+            return [
+                error_row(
+                    suite_name,
+                    f"threshold_parameter {wanted!r} is not a gate threshold "
+                    f"(known: {sorted(thresholds)})",
+                    severity,
+                    validated_at,
+                    mart,
+                    expectation.get("type"),
+                )
+            ]
+    try:
+        _check_expectations(definition)
+        outcome = _run_validation(suite_name, definition, dataframe, parameters)
+    except SuiteError as error:
+        return [error_row(suite_name, str(error), severity, validated_at, mart)]
+    except Exception as error:  # noqa: BLE001 - any GX failure is this suite's error
+        return [
+            error_row(suite_name, f"{type(error).__name__}: {error}", severity, validated_at, mart)
+        ]
+    if len(outcome.results) != len(definition["expectations"]):
+        reason = (
+            f"GX ran {len(outcome.results)} of its {len(definition['expectations'])} expectations"
+        )
+        return [error_row(suite_name, reason, severity, validated_at, mart)]
+
     rows = []
     for expectation_result in outcome.results:
         config = expectation_result.expectation_config
         meta = config.meta or {}
         parameter = meta.get("threshold_parameter")
         threshold = float(thresholds[parameter]) if parameter and parameter in thresholds else None
+        raised = _exception_message(expectation_result.exception_info)
+        if raised is not None:
+            rows.append(
+                error_row(
+                    suite_name,
+                    f"{config.type} on column {config.kwargs.get('column')!r} raised: {raised}",
+                    severity,
+                    validated_at,
+                    mart,
+                    config.type,
+                    config.kwargs.get("column"),
+                )
+            )
+            continue
         result = expectation_result.result or {}
-        lines = _failure_lines(result, meta, threshold)
+        findings = _findings(result, meta, threshold)
+        unexpected = int(result.get("unexpected_count", 0) or 0)
         message = None
         if not expectation_result.success:
+            header = f"{suite_name} failed on {mart} ({unexpected} rows):"
+            if not findings:  # failed without listing rows: the failure is the finding
+                findings = [
+                    {"subject": None, "model_family": None, "value": None, "message": header}
+                ]
+            lines = [finding["message"] for finding in findings]
             shown = lines[:MAX_LISTED_FAILURES]
             more = len(lines) - len(shown)
-            header = f"{suite_name} failed on {mart} ({result.get('unexpected_count', '?')} rows):"
             message = "\n".join([header, *shown] + ([f"... and {more} more"] if more else []))
-            if not lines and expectation_result.exception_info:
-                message += f" {expectation_result.exception_info}"
         rows.append(
             {
                 "validated_at": validated_at,
@@ -159,9 +333,11 @@ def validate_suite(
                 "threshold": threshold,
                 "success": bool(expectation_result.success),
                 "evaluated_rows": int(result.get("element_count", len(dataframe))),
-                "failing_rows": int(result.get("unexpected_count", 0) or 0),
+                "failing_rows": unexpected,
                 "severity": severity,
                 "failure_message": message,
+                "status": "passed" if expectation_result.success else "failed",
+                "findings": json.dumps(findings if not expectation_result.success else []),
             }
         )
     return rows
@@ -173,12 +349,22 @@ def validate_marts(
     thresholds: Mapping[str, float],
     severity: str,
 ) -> pd.DataFrame:
-    """Run every named suite on the mart it names: one row per expectation."""
+    """Run every named suite on the mart it names: one row per expectation.
+
+    A suite that cannot run (see :func:`validate_suite`), or that names a mart not given,
+    gives a row with status 'error'.
+    """
     validated_at = datetime.now(UTC).replace(tzinfo=None)
     rows: list[dict[str, Any]] = []
     for suite_name in suite_names:
-        mart = load_suite(suite_name)["meta"]["mart"]
+        try:
+            mart = str(load_suite(suite_name)["meta"]["mart"])
+        except (FileNotFoundError, SuiteError) as error:
+            rows.append(error_row(suite_name, str(error), severity, validated_at))
+            continue
         if mart not in marts:
-            raise KeyError(f"suite {suite_name!r} checks {mart!r}, which was not given")
+            reason = f"it checks {mart!r}, which is not one of the gate's marts {sorted(marts)}"
+            rows.append(error_row(suite_name, reason, severity, validated_at, mart))
+            continue
         rows.extend(validate_suite(suite_name, marts[mart], thresholds, severity, validated_at))
     return pd.DataFrame(rows, columns=list(RESULT_COLUMNS))

@@ -1,19 +1,78 @@
 """dbt-duckdb plugin: registers the challenge_fairness UDFs on every DuckDB instance.
 
 Name it in profiles.yml: ``plugins: [{module: challenge_fairness.plugin}]``.
+
+It also refuses to open a database file that does not exist when a build would read the
+raw tables from it (no ``raw_parquet_dir``): a typo in the path would otherwise create a
+new, empty database and fail later on a missing schema.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from dbt.adapters.duckdb.plugins import BasePlugin
 
 from challenge_fairness.registry import register_udfs
 
+BUILDING_COMMANDS = frozenset({"build", "run", "test", "retry"})
+
+
+def _project_parquet_dir(project_dir: str | None) -> Any:
+    """raw_parquet_dir as set in the project's dbt_project.yml vars (own or package-scoped)."""
+    import yaml  # type: ignore[import-untyped]
+
+    path = Path(project_dir or ".") / "dbt_project.yml"
+    try:
+        project = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return None
+    project_vars = project.get("vars") or {}
+    scoped = project_vars.get("challenge_fairness") or {}
+    return project_vars.get("raw_parquet_dir") or (
+        scoped.get("raw_parquet_dir") if isinstance(scoped, dict) else None
+    )
+
+
+def builds_from_raw_schema() -> bool:
+    """True when the running dbt command builds models from the raw schema (no parquet)."""
+    try:
+        from dbt.flags import get_flags
+
+        flags = get_flags()
+    except Exception:  # noqa: BLE001 - no dbt invocation: nothing to guard
+        return False
+    if getattr(flags, "WHICH", None) not in BUILDING_COMMANDS:
+        return False
+    cli_vars = getattr(flags, "VARS", None) or {}
+    if "raw_parquet_dir" in cli_vars:
+        return not cli_vars["raw_parquet_dir"]
+    return not _project_parquet_dir(getattr(flags, "PROJECT_DIR", None))
+
+
+def missing_database_message(path: str) -> str | None:
+    """Why opening `path` must be refused, or None when it may be opened (or created)."""
+    if not path or path == ":memory:" or "://" in path or path.startswith("md:"):
+        return None
+    if Path(path).exists() or not builds_from_raw_schema():
+        return None
+    return (
+        f"challenge_fairness: the database file {str(Path(path).resolve())!r} does not exist, "
+        "so it has no raw schema to read; refusing to create a new empty database. "
+        "Check the database path (profiles.yml `path`, env CHALLENGE_FAIRNESS_DUCKDB), "
+        "load the raw tables into it first (schema var challenge_fairness_raw_schema), "
+        "or read parquet files with --vars '{raw_parquet_dir: <folder>}'."
+    )
+
 
 class Plugin(BasePlugin):
     """Registers the statistics UDFs when dbt-duckdb opens the database."""
+
+    def update_connection_config(self, creds: Any, config: dict[str, Any]) -> None:
+        message = missing_database_message(str(creds.path or ""))
+        if message:
+            raise RuntimeError(message)
 
     def configure_connection(self, conn: Any) -> None:
         register_udfs(conn)

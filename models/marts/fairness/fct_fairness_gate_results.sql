@@ -1,3 +1,8 @@
+{%- set severity = var('fairness_gate_severity', 'error') | string | lower -%}
+{%- if severity not in ['error', 'warn'] -%}
+    {{ exceptions.raise_compiler_error(
+        "var fairness_gate_severity must be 'error' or 'warn', got '" ~ severity ~ "'") }}
+{%- endif -%}
 with
 
 validations as (
@@ -16,5 +21,12 @@ select
     cast(evaluated_rows as bigint) as evaluated_rows,
     cast(failing_rows as bigint) as failing_rows,
     cast(severity as varchar) as severity,
-    cast(failure_message as varchar) as failure_message
+    cast(failure_message as varchar) as failure_message,
+    cast(
+        case
+            when status = 'failed' and severity = 'warn' then 'warning'
+            else status
+        end as varchar
+    ) as outcome,
+    cast(json_array_length(cast(findings as json)) as bigint) as findings_count
 from validations

@@ -1,0 +1,124 @@
+{#
+    on-run-start: before anything is built, check that the required raw tables the selected
+    models read exist with the contract's columns, in the parquet folder `raw_parquet_dir`
+    or in schema `challenge_fairness_raw_schema` of the target database. Any problem stops
+    the run with one message: which table or column is missing, where it looked, and what
+    the contract expects. Optional tables and columns are not checked. Commands that do not
+    build (parse, compile, docs, seed, run-operation) and selections that read no raw
+    table skip the check.
+#}
+{% macro check_raw_inputs() -%}
+    {%- if not execute or invocation_args_dict.get('which') not in ['build', 'run', 'test', 'retry'] -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set contract = challenge_fairness._raw_input_contract() -%}
+    {#- The required platform sources the selected nodes read, in contract order. -#}
+    {%- set read_sources = {} -%}
+    {%- for unique_id in selected_resources -%}
+        {%- set node = graph.nodes.get(unique_id) -%}
+        {%- if node is not none and node.resource_type == 'model' -%}
+            {%- for dependency in node.depends_on.nodes -%}
+                {%- set source_node = graph.sources.get(dependency) -%}
+                {%- if source_node is not none and source_node.package_name == 'challenge_fairness'
+                    and source_node.source_name == 'platform' and source_node.name in contract -%}
+                    {%- do read_sources.update({source_node.name: source_node}) -%}
+                {%- endif -%}
+            {%- endfor -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- set tables = contract.keys() | select('in', read_sources) | list -%}
+    {%- if not tables -%}{{ return('') }}{%- endif -%}
+
+    {%- set problems = [] -%}
+    {%- set found = {} -%}
+    {%- set parquet_dir = var('raw_parquet_dir', none) -%}
+    {%- if parquet_dir -%}
+        {%- set folder = (parquet_dir | string).rstrip('/') -%}
+        {%- set where = "the parquet folder raw_parquet_dir = '" ~ folder ~ "'" -%}
+        {%- set files = run_query(
+            "select parse_filename(file) from glob('" ~ (folder ~ '/*') | replace("'", "''")
+            ~ "') order by 1").columns[0].values() | list -%}
+        {%- if not files -%}
+            {%- do problems.append("no files in " ~ where ~ ": the folder does not exist or is empty") -%}
+        {%- endif -%}
+        {%- for table in tables if files -%}
+            {%- if table ~ '.parquet' not in files -%}
+                {%- do problems.append("missing " ~ table ~ ".parquet in " ~ where
+                    ~ " (found: " ~ (files | join(', ')) ~ ")") -%}
+            {%- else -%}
+                {%- set path = folder ~ '/' ~ table ~ '.parquet' -%}
+                {%- set described = run_query(
+                    "describe select * from read_parquet('" ~ (path | replace("'", "''")) ~ "')") -%}
+                {%- do found.update({table: described.columns[0].values() | map('lower') | list}) -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- else -%}
+        {%- set first = read_sources[tables[0]] -%}
+        {%- set location = "database '" ~ first.database ~ "'"
+            ~ (" (file " ~ target.path ~ ")" if target.get('path') else "") -%}
+        {%- set where = "schema '" ~ first.schema ~ "' of " ~ location
+            ~ " (var challenge_fairness_raw_schema)" -%}
+        {%- set schemas = run_query(
+            "select schema_name from information_schema.schemata where catalog_name = '"
+            ~ (first.database | replace("'", "''")) ~ "' order by 1").columns[0].values() | list -%}
+        {%- if first.schema not in schemas -%}
+            {%- do problems.append("no schema '" ~ first.schema ~ "' in " ~ location
+                ~ " (schemas there: " ~ (schemas | join(', ') or 'none') ~ ")"
+                ~ "; is the database path right? Raw tables go in that schema (var"
+                ~ " challenge_fairness_raw_schema), or set raw_parquet_dir to read parquet files") -%}
+        {%- else -%}
+            {%- set columns = run_query(
+                "select lower(table_name), lower(column_name) from information_schema.columns"
+                ~ " where table_catalog = '" ~ (first.database | replace("'", "''"))
+                ~ "' and table_schema = '" ~ (first.schema | replace("'", "''")) ~ "'"
+                ~ " order by table_name, ordinal_position") -%}
+            {%- set in_schema = {} -%}
+            {%- for row in columns.rows -%}
+                {%- do in_schema.setdefault(row[0], []).append(row[1]) -%}
+            {%- endfor -%}
+            {%- for table in tables -%}
+                {%- set identifier = read_sources[table].identifier | lower -%}
+                {%- if identifier not in in_schema -%}
+                    {%- do problems.append("missing table " ~ first.schema ~ "." ~ identifier
+                        ~ " in " ~ where ~ " (tables there: "
+                        ~ (in_schema.keys() | sort | join(', ') or 'none') ~ ")") -%}
+                {%- else -%}
+                    {%- do found.update({table: in_schema[identifier]}) -%}
+                {%- endif -%}
+            {%- endfor -%}
+        {%- endif -%}
+    {%- endif -%}
+
+    {%- set broken = [] -%}
+    {%- for table in tables -%}
+        {%- if table in found -%}
+            {%- set missing = [] -%}
+            {%- for column, data_type in contract[table] if column not in found[table] -%}
+                {%- do missing.append(column) -%}
+            {%- endfor -%}
+            {%- if missing -%}
+                {%- do problems.append("table " ~ table ~ " in " ~ where ~ " lacks column(s) "
+                    ~ (missing | join(', ')) ~ " (it has: " ~ (found[table] | join(', ')) ~ ")") -%}
+                {%- do broken.append(table) -%}
+            {%- endif -%}
+        {%- else -%}
+            {%- do broken.append(table) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if problems -%}
+        {%- set expected = [] -%}
+        {%- for table in broken -%}
+            {%- set typed = [] -%}
+            {%- for column, data_type in contract[table] -%}
+                {%- do typed.append(column ~ ' ' ~ data_type) -%}
+            {%- endfor -%}
+            {%- do expected.append("  " ~ table ~ ": " ~ (typed | join(', '))) -%}
+        {%- endfor -%}
+        {{ exceptions.raise_compiler_error(
+            "challenge_fairness cannot read its raw input (checked before building anything):\n  - "
+            ~ (problems | join('\n  - '))
+            ~ "\nThe source contract expects these tables and columns (README: Source contract;"
+            ~ " optional tables and columns may be absent):\n" ~ (expected | join('\n'))) }}
+    {%- endif -%}
+    {{ return('') }}
+{%- endmacro %}

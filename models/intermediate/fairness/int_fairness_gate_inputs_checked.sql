@@ -1,0 +1,167 @@
+{#
+    One row per input rule of the fairness gate (and per table it checks): is the input
+    usable enough for the gate to mean anything? A failed rule that no var allows fails the
+    build whatever `fairness_gate_severity` (test fairness_gate_input_usable on
+    fct_fairness_gate_findings): unusable input is not a fairness warning.
+      - required_table_unusable: a required table has no clean row (empty, or every row
+        rejected: e.g. every agent references an unknown model).
+      - rejected_share_above_limit: more than `fairness_gate_max_rejected_share` of the raw
+        attempts were rejected. Attempts only: a rejected challenge, agent or model row
+        rejects its attempts too (unknown_<id>), so its weight shows here, while one bad
+        row of a 13-row models table (8 %) moves nothing.
+      - no_testable_challenge: no challenge could be tested (unless
+        `fairness_gate_allow_no_testable_challenges`).
+      - no_gate_suites: `fairness_gate_suites` is empty (unless
+        `fairness_gate_allow_empty_suites`).
+#}
+{%- set max_share = var('fairness_gate_max_rejected_share', 0.05) -%}
+{%- if max_share is not number or max_share is boolean or max_share < 0 or max_share > 1 -%}
+    {{ exceptions.raise_compiler_error(
+        "var fairness_gate_max_rejected_share must be a number from 0 to 1 (a share of the raw "
+        ~ "attempts), got " ~ (max_share | tojson)) }}
+{%- endif -%}
+{%- set allowed = {} -%}
+{%- for name in ['fairness_gate_allow_no_testable_challenges', 'fairness_gate_allow_empty_suites'] -%}
+    {%- set value = var(name, false) -%}
+    {%- if value is not boolean -%}
+        {{ exceptions.raise_compiler_error(
+            "var " ~ name ~ " must be true or false, got " ~ (value | tojson)) }}
+    {%- endif -%}
+    {%- do allowed.update({name: value}) -%}
+{%- endfor -%}
+{%- set suites = var('fairness_gate_suites', []) -%}
+{%- if suites is string -%}
+    {%- set suites = suites.split(',') | map('trim') | reject('equalto', '') | list -%}
+{%- endif -%}
+with
+
+row_counts as (
+    select * from {{ ref('fct_source_row_counts') }}
+),
+
+rejected_rows as (
+    select * from {{ ref('fct_rejected_rows') }}
+),
+
+challenges_tested as (
+    select * from {{ ref('int_challenges_tested') }}
+),
+
+reasons_counted as (
+    select
+        source_table,
+        rejection_reason,
+        count(*) as rejected_rows,
+    from rejected_rows
+    group by source_table, rejection_reason
+),
+
+reasons_listed as (
+    select
+        source_table,
+        string_agg(
+            rejection_reason || ' ' || rejected_rows, ', '
+            order by rejected_rows desc, rejection_reason
+        ) as reasons,
+    from reasons_counted
+    group by source_table
+),
+
+required_tables_checked as (
+    select
+        'required_table_unusable' as check_name,
+        row_counts.source_table as checked_object,
+        row_counts.clean_rows = 0 as is_failed,
+        false as is_allowed,
+        cast(row_counts.clean_rows as double) as observed_value,
+        cast(null as double) as threshold,
+        cast(null as varchar) as threshold_parameter,
+        case
+            when row_counts.raw_rows = 0
+                then 'required table ' || row_counts.source_table
+                    || ' is empty: there is nothing to judge'
+            else 'every row of required table ' || row_counts.source_table || ' was rejected ('
+                || row_counts.raw_rows || ' raw = 0 clean + ' || row_counts.rejected_rows
+                || ' rejected: ' || coalesce(reasons_listed.reasons, 'no reason recorded')
+                || '); see fct_rejected_rows'
+        end as message,
+    from row_counts
+    left join reasons_listed
+        on row_counts.source_table = reasons_listed.source_table
+    where row_counts.source_table in ('attempts', 'challenges', 'agents', 'models')
+),
+
+rejected_share_checked as (
+    select
+        'rejected_share_above_limit' as check_name,
+        row_counts.source_table as checked_object,
+        row_counts.rejected_rows > {{ max_share }} * row_counts.raw_rows as is_failed,
+        false as is_allowed,
+        row_counts.rejected_rows / row_counts.raw_rows as observed_value,
+        cast({{ max_share }} as double) as threshold,
+        'fairness_gate_max_rejected_share' as threshold_parameter,
+        round(100 * row_counts.rejected_rows / row_counts.raw_rows, 1) || ' % of the '
+            || row_counts.raw_rows || ' raw ' || row_counts.source_table || ' rows were rejected ('
+            || row_counts.rejected_rows || ': ' || coalesce(reasons_listed.reasons, 'no reason recorded')
+            || '), above fairness_gate_max_rejected_share = {{ max_share }}; see fct_rejected_rows'
+            as message,
+    from row_counts
+    left join reasons_listed
+        on row_counts.source_table = reasons_listed.source_table
+    where row_counts.source_table = 'attempts'
+        and row_counts.raw_rows > 0
+        and row_counts.clean_rows > 0
+),
+
+eligibility_counted as (
+    select
+        eligibility,
+        count(*) as challenges,
+    from challenges_tested
+    group by eligibility
+),
+
+testable_checked as (
+    select
+        'no_testable_challenge' as check_name,
+        'challenges' as checked_object,
+        coalesce(sum(challenges) filter (where eligibility = 'tested'), 0) = 0 as is_failed,
+        {{ allowed['fairness_gate_allow_no_testable_challenges'] }} as is_allowed,
+        cast(coalesce(sum(challenges) filter (where eligibility = 'tested'), 0) as double)
+            as observed_value,
+        cast(null as double) as threshold,
+        cast(null as varchar) as threshold_parameter,
+        'no challenge could be tested: of ' || coalesce(sum(challenges), 0)
+            || ' clean challenges, none has eligibility tested ('
+            || coalesce(string_agg(eligibility || ' ' || challenges, ', ' order by eligibility), 'none')
+            || '; see int_challenges_tested.eligibility_reason, and the vars min_attempts and'
+            || ' min_family_attempts);'
+            || ' set fairness_gate_allow_no_testable_challenges: true to accept this'
+            as message,
+    from eligibility_counted
+),
+
+suites_checked as (
+    select
+        'no_gate_suites' as check_name,
+        'fairness_gate_suites' as checked_object,
+        {{ (suites | length) == 0 }} as is_failed,
+        {{ allowed['fairness_gate_allow_empty_suites'] }} as is_allowed,
+        cast({{ suites | length }} as double) as observed_value,
+        cast(null as double) as threshold,
+        cast(null as varchar) as threshold_parameter,
+        'var fairness_gate_suites is empty: the gate would check nothing; name the suites to'
+            || ' run, or set fairness_gate_allow_empty_suites: true to accept this' as message,
+),
+
+checked as (
+    select * from required_tables_checked
+    union all
+    select * from rejected_share_checked
+    union all
+    select * from testable_checked
+    union all
+    select * from suites_checked
+)
+
+select * from checked

@@ -1,0 +1,270 @@
+"""The gate end to end: CI output that carries the findings, errors that fail whatever the
+severity, and a gate that cannot pass on unusable input (docs/gate.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+from challenge_fairness.demo import PlatformSpec, generate_platform, write_parquet
+from conftest import REPO_ROOT, DbtRun, read_table, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+# A few family findings on a small platform.
+STRICT = {"family_deviation_threshold": 5, "min_attempts": 50}
+# Rebuild only the gate on an already built database.
+GATE_ONLY = [
+    "build",
+    "--select",
+    "int_fairness_expectations_validated+",
+    "int_fairness_gate_inputs_checked+",
+]
+
+
+@pytest.fixture(scope="module")
+def quiet_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A dirty platform built once with the dbt CLI exactly as CI runs it: `dbt --quiet build`."""
+    work = tmp_path_factory.mktemp("gate_cli")
+    write_parquet(
+        generate_platform(PlatformSpec(seed=3, n_attempts=5_000, dirty=True)), str(work / "raw")
+    )
+    database = work / "gate.duckdb"
+    command = [
+        str(Path(sys.executable).with_name("dbt")),
+        "--quiet",
+        "build",
+        "--project-dir",
+        str(REPO_ROOT),
+        "--profiles-dir",
+        str(REPO_ROOT),
+        "--target-path",
+        str(work / "target"),
+        "--log-path",
+        str(work / "logs"),
+        "--vars",
+        json.dumps({"raw_parquet_dir": str(work / "raw"), **STRICT}),
+    ]
+    completed = subprocess.run(
+        command,
+        cwd=REPO_ROOT,
+        env={**os.environ, "CHALLENGE_FAIRNESS_DUCKDB": str(database)},
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    run_results = json.loads((work / "target" / "run_results.json").read_text())
+    return {
+        "work": work,
+        "database": database,
+        "returncode": completed.returncode,
+        "stdout": completed.stdout,
+        "results": {result["unique_id"]: result for result in run_results["results"]},
+    }
+
+
+def rebuild_gate(build: dict[str, Any], tmp_path: Path, **dbt_vars: Any) -> DbtRun:
+    """Rebuild only the gate on the built database, with `dbt_vars`."""
+    return run_dbt(
+        GATE_ONLY,
+        database=build["database"],
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(build["work"] / "raw"), **dbt_vars},
+    )
+
+
+def gate_test(results: dict[str, dict[str, Any]], name: str) -> dict[str, Any]:
+    (result,) = [
+        r for uid, r in results.items() if uid.startswith(f"test.challenge_fairness.{name}.")
+    ]
+    return result
+
+
+def findings(database: Path, kind: str = "fairness_finding") -> Any:
+    return read_table(
+        database,
+        f"select * from main.fct_fairness_gate_findings where finding_kind = '{kind}'"
+        " order by finding_number",
+    )
+
+
+def test_quiet_ci_output_names_every_finding(quiet_build: dict[str, Any]) -> None:
+    assert quiet_build["returncode"] == 1, quiet_build["stdout"]
+    found = findings(quiet_build["database"])
+    families = found[found.check_name == "family_deviation_within_threshold"]
+    assert len(families) >= 2 and families.model_family.notna().all()
+    stdout = quiet_build["stdout"]
+    for number, finding in enumerate(found.itertuples(), start=1):
+        line = (
+            f"FAIRNESS GATE (error) FAILED {number}/{len(found)} "
+            f"[{finding.check_name}] {finding.message}"
+        )
+        assert stdout.count(line) == 1, line  # printed once: print() only, not also log()
+    for finding in families.itertuples():
+        assert f"challenge '{finding.subject}', family '{finding.model_family}'" in finding.message
+        assert f"deviation {finding.value:+.2f} points" in finding.message
+        assert finding.threshold == 5 and "threshold of 5 (family_deviation_threshold)" in (
+            finding.message
+        )
+    assert f"Got {len(found)} results, configured to fail if != 0" in stdout
+
+
+def test_run_results_count_and_carry_findings(quiet_build: dict[str, Any]) -> None:
+    found = findings(quiet_build["database"])
+    result = gate_test(quiet_build["results"], "fairness_gate")
+    assert result["status"] == "fail"
+    assert result["failures"] == len(found)  # N counts findings, not suites
+    for finding in found.itertuples():
+        assert f"[{finding.check_name}] {finding.message}" in result["compiled_code"]
+    stored = read_table(quiet_build["database"], f"select * from {result['relation_name']}")
+    assert sorted(stored.message) == sorted(found.message)
+    usable = gate_test(quiet_build["results"], "fairness_gate_input_usable")
+    assert usable["status"] == "pass" and usable["failures"] == 0
+
+
+def test_dirty_rows_below_the_share_pass_and_above_it_fail_whatever_the_severity(
+    quiet_build: dict[str, Any], tmp_path: Path
+) -> None:
+    database = quiet_build["database"]
+    counts = read_table(
+        database, "select * from main.fct_source_row_counts where source_table = 'attempts'"
+    ).iloc[0]
+    share = counts.rejected_rows / counts.raw_rows
+    assert 0 < share < 0.05  # the dirty platform is usable by default
+    run = rebuild_gate(
+        quiet_build,
+        tmp_path,
+        fairness_gate_severity="warn",
+        fairness_gate_max_rejected_share=round(share / 2, 6),
+    )
+    assert not run.success
+    (problem,) = findings(database, "unusable_input").itertuples()
+    assert problem.check_name == "rejected_share_above_limit"
+    assert f"of the {counts.raw_rows} raw attempts rows were rejected" in problem.message
+    # Unusable input is no fairness warning: it fails as an error under warn too.
+    assert "FAIRNESS GATE (error) UNUSABLE INPUT 1/1 [rejected_share_above_limit]" in run.output
+
+
+def test_warn_severity_reads_as_warnings_and_passes(
+    quiet_build: dict[str, Any], tmp_path: Path
+) -> None:
+    database = quiet_build["database"]
+    run = rebuild_gate(quiet_build, tmp_path, fairness_gate_severity="warn", **STRICT)
+    assert run.success, run.output
+    found = findings(database)
+    assert len(found) > 0 and (found.severity == "warn").all()
+    assert f"FAIRNESS GATE (warn): {len(found)} fairness finding(s) recorded as warnings" in (
+        run.output
+    )
+    assert f"FAIRNESS GATE (warn) WARNING 1/{len(found)} [" in run.output
+    assert "FAILED" not in "\n".join(m for m in run.messages if "FAIRNESS GATE" in m)
+    results = read_table(database, "select * from main.fct_fairness_gate_results")
+    assert set(results.outcome) == {"passed", "warning"}
+    assert results.findings_count.sum() == len(found)
+
+
+@pytest.mark.parametrize("severity", ["error", "warn"])
+def test_unknown_suite_fails_the_build_whatever_the_severity(
+    quiet_build: dict[str, Any], tmp_path: Path, severity: str
+) -> None:
+    database = quiet_build["database"]
+    run = rebuild_gate(
+        quiet_build,
+        tmp_path,
+        fairness_gate_severity=severity,
+        fairness_gate_suites=["family_deviation_within_threshold", "family_deviaton"],
+    )
+    assert not run.success
+    (error,) = findings(database, "suite_error").itertuples()
+    assert error.check_name == "family_deviaton" and error.severity == "error"
+    assert "suite family_deviaton could not run: no GX suite 'family_deviaton'" in error.message
+    assert "FAIRNESS GATE (error) SUITE ERROR 1/1 [family_deviaton]" in run.output
+    results = read_table(database, "select * from main.fct_fairness_gate_results")
+    assert results.set_index("suite_name").loc["family_deviaton", "outcome"] == "error"
+
+
+def test_empty_suite_list_fails_unless_a_var_allows_it(
+    quiet_build: dict[str, Any], tmp_path: Path
+) -> None:
+    database = quiet_build["database"]
+    empty = {"fairness_gate_severity": "warn", "fairness_gate_suites": []}
+    run = rebuild_gate(quiet_build, tmp_path, **empty)
+    assert not run.success
+    (problem,) = findings(database, "unusable_input").itertuples()
+    assert problem.check_name == "no_gate_suites"
+    assert "var fairness_gate_suites is empty: the gate would check nothing" in run.output
+    allowed = {**empty, "fairness_gate_allow_empty_suites": True}
+    run = rebuild_gate(quiet_build, tmp_path, **allowed)
+    assert run.success, run.output
+    assert read_table(database, "select * from main.fct_fairness_gate_findings").empty
+
+
+def test_finding_2_every_agent_on_an_unknown_model_fails_the_build(tmp_path: Path) -> None:
+    """Issue 15 finding 2: 20000 = 0 clean + 20000 rejected used to give a green gate."""
+    raw = tmp_path / "raw"
+    write_parquet(generate_platform(PlatformSpec(seed=4, n_attempts=2_000)), str(raw))
+    agents = str(raw / "agents.parquet")
+    orphans = pq.read_table(agents)
+    model_ids = pc.binary_join_element_wise("unknown-", orphans["model_id"], "")
+    pq.write_table(orphans.set_column(1, "model_id", model_ids), agents)
+    database = tmp_path / "unusable.duckdb"
+    run = run_dbt(
+        ["build"],
+        database=database,
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(raw), "fairness_gate_severity": "warn"},
+    )
+    assert not run.success
+    counts = read_table(database, "select * from main.fct_source_row_counts").set_index(
+        "source_table"
+    )
+    assert counts.loc["attempts", "raw_rows"] == 2_000 == counts.loc["attempts", "rejected_rows"]
+    problems = findings(database, "unusable_input")
+    assert list(zip(problems.check_name, problems.checked_object, strict=True)) == [
+        ("required_table_unusable", "agents"),
+        ("required_table_unusable", "attempts"),
+        ("no_testable_challenge", "challenges"),
+    ]
+    assert (
+        "every row of required table attempts was rejected (2000 raw = 0 clean + 2000 rejected:"
+        " unknown_agent_id 2000)"
+    ) in run.output
+    assert "every row of required table agents was rejected" in run.output
+    assert "unknown_model_id" in run.output
+
+
+def test_two_gate_runs_give_identical_findings_and_messages(
+    quiet_build: dict[str, Any], tmp_path: Path
+) -> None:
+    """Issue 15 finding 10: the order of items inside gate messages used to vary."""
+    outputs = []
+    for attempt in ("first", "second"):
+        run = rebuild_gate(quiet_build, tmp_path / attempt, fairness_gate_severity="warn", **STRICT)
+        assert run.success, run.output
+        outputs.append(
+            (
+                read_table(
+                    quiet_build["database"], "select * from main.fct_fairness_gate_findings"
+                ),
+                read_table(
+                    quiet_build["database"],
+                    "select * exclude (validated_at) from main.fct_fairness_gate_results"
+                    " order by suite_name, expectation_type",
+                ),
+            )
+        )
+    (findings_1, results_1), (findings_2, results_2) = outputs
+    assert len(findings_1) > 10
+    first, second = (
+        f.sort_values("finding_number").reset_index(drop=True) for f in (findings_1, findings_2)
+    )
+    assert first.equals(second)
+    assert results_1.equals(results_2)

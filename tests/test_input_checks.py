@@ -1,0 +1,151 @@
+"""Clear input errors: the run-start check names the missing raw table or column, where it
+looked and what the contract expects; a missing database file is refused, not created."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+from challenge_fairness.demo import PlatformSpec, generate_platform, write_parquet
+from conftest import DbtRun, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+# A cheap selection that reads the four required raw tables (attempts with its parents).
+READ_ALL = ["run", "--select", "+stg_platform__attempts"]
+ATTEMPTS_CONTRACT = (
+    "attempts: attempt_id VARCHAR, challenge_id VARCHAR, agent_id VARCHAR, score DOUBLE,"
+    " submitted_at TIMESTAMP"
+)
+
+
+@pytest.fixture(scope="module")
+def raw_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The four required tables as parquet, no optional table."""
+    folder = tmp_path_factory.mktemp("input") / "raw"
+    write_parquet(generate_platform(PlatformSpec(seed=9, n_attempts=500)), str(folder))
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "agents.parquet",
+        "attempts.parquet",
+        "challenges.parquet",
+        "models.parquet",
+    ]
+    return folder
+
+
+def copy_folder(raw_folder: Path, tmp_path: Path) -> Path:
+    folder = tmp_path / "raw"
+    shutil.copytree(raw_folder, folder)
+    return folder
+
+
+def run_on_parquet(folder: Path | str, tmp_path: Path, args: list[str] = READ_ALL) -> DbtRun:
+    return run_dbt(
+        args,
+        database=tmp_path / "marts.duckdb",
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(folder)},
+    )
+
+
+def test_a_complete_folder_without_optional_tables_passes(raw_folder: Path, tmp_path: Path) -> None:
+    run = run_on_parquet(
+        raw_folder,
+        tmp_path,
+        [*READ_ALL, "base_platform__test_cases", "base_platform__rubric_items"],
+    )
+    assert run.success, run.output
+    assert "cannot read its raw input" not in run.output
+
+
+def test_nonexistent_parquet_folder(tmp_path: Path) -> None:
+    missing = tmp_path / "no_such_folder"
+    run = run_on_parquet(missing, tmp_path)
+    assert not run.success
+    assert (
+        f"no files in the parquet folder raw_parquet_dir = '{missing}': the folder does not exist"
+        " or is empty"
+    ) in run.output
+    assert ATTEMPTS_CONTRACT in run.output
+    assert "models: model_id VARCHAR, model_family VARCHAR, training_cutoff DATE" in run.output
+
+
+def test_missing_attempts_parquet(raw_folder: Path, tmp_path: Path) -> None:
+    folder = copy_folder(raw_folder, tmp_path)
+    (folder / "attempts.parquet").unlink()
+    run = run_on_parquet(folder, tmp_path)
+    assert not run.success
+    assert (
+        f"missing attempts.parquet in the parquet folder raw_parquet_dir = '{folder}'"
+        " (found: agents.parquet, challenges.parquet, models.parquet)"
+    ) in run.output
+    assert ATTEMPTS_CONTRACT in run.output
+    assert "challenges: challenge_id" not in run.output  # only the broken table's contract
+
+
+def test_renamed_column_in_parquet(raw_folder: Path, tmp_path: Path) -> None:
+    folder = copy_folder(raw_folder, tmp_path)
+    path = str(folder / "attempts.parquet")
+    attempts = pq.read_table(raw_folder / "attempts.parquet")
+    names = ["points" if name == "score" else name for name in attempts.column_names]
+    pq.write_table(attempts.rename_columns(names), path)
+    run = run_on_parquet(folder, tmp_path)
+    assert not run.success
+    assert (
+        f"table attempts in the parquet folder raw_parquet_dir = '{folder}' lacks column(s) score"
+        " (it has: attempt_id, challenge_id, agent_id, points, submitted_at)"
+    ) in run.output
+    assert ATTEMPTS_CONTRACT in run.output
+
+
+def test_database_without_the_raw_schema_and_a_missing_table_or_column(tmp_path: Path) -> None:
+    database = tmp_path / "other.duckdb"
+    with duckdb.connect(str(database)) as connection:
+        connection.sql("create table main.notes (note varchar)")
+    run = run_dbt(READ_ALL, database=database, work_dir=tmp_path)
+    assert not run.success
+    assert (
+        f"no schema 'raw' in database 'other' (file {database}) (schemas there: main"
+    ) in run.output
+    assert ATTEMPTS_CONTRACT in run.output
+
+    with duckdb.connect(str(database)) as connection:
+        connection.sql("create schema raw")
+        connection.sql(
+            "create table raw.attempts (attempt_id varchar, challenge_id varchar,"
+            " agent_id varchar, points double, submitted_at timestamp)"
+        )
+    run = run_dbt(READ_ALL, database=database, work_dir=tmp_path)
+    assert not run.success
+    assert "table attempts in schema 'raw' of database 'other'" in run.output
+    assert "lacks column(s) score (it has: attempt_id, challenge_id, agent_id, points" in (
+        run.output
+    )
+    assert "missing table raw.challenges in schema 'raw' of database 'other'" in run.output
+    assert "(tables there: attempts)" in run.output
+
+
+def test_a_mistyped_database_path_is_refused_and_nothing_is_created(tmp_path: Path) -> None:
+    database = tmp_path / "challenge_fairnes.duckdb"  # typo
+    run = run_dbt(["build"], database=database, work_dir=tmp_path)
+    assert not run.success
+    assert f"the database file '{database}' does not exist" in run.output
+    assert "refusing to create a new empty database" in run.output
+    assert not [path.name for path in tmp_path.iterdir() if "duckdb" in path.name]
+
+
+def test_a_new_database_is_created_when_the_raw_tables_come_from_parquet(
+    raw_folder: Path, tmp_path: Path
+) -> None:
+    database = tmp_path / "new.duckdb"
+    run = run_dbt(
+        ["run", "--select", "+stg_platform__models"],
+        database=database,
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(raw_folder)},
+    )
+    assert run.success, run.output
+    assert database.exists()
