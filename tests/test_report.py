@@ -418,8 +418,35 @@ def synthetic_marts() -> dict[str, pd.DataFrame]:
         report.VERDICT_HISTORY: _history(),
         report.REVIEW_QUEUE: _review_queue(),
         report.MONTHLY_REPORT: _monthly(),
+        report.ATTEMPTS_NEEDED: _attempts_needed(),
         **_detector_marts(),
     }
+
+
+def _attempts_needed() -> pd.DataFrame:
+    """One undecided challenge (two families) all-time, and the same in one window."""
+    rows = []
+    for window in ("all", "2026-05-01"):
+        for family, extra in (("qwen", 40), ("llama", None)):
+            rows.append(
+                {
+                    "verdict_window": window,
+                    "challenge_id": "ch-thin",
+                    "eligibility": "insufficient_evidence",
+                    "model_family": family,
+                    "additional_family_attempts": extra,
+                    "challenge_additional_attempts": 150,
+                    "challenge_plan_family_attempts": 60,
+                    "challenge_plan_reason": None,
+                    "recommendation": (
+                        f"collect about {extra} more scored attempts from family {family}"
+                        if extra
+                        else f"family {family} alone cannot settle it: collect about 35 more"
+                        " from it as part of the challenge plan"
+                    ),
+                }
+            )
+    return pd.DataFrame(rows)
 
 
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "target" / "report_screenshots"
@@ -487,7 +514,7 @@ def test_every_section_is_there_in_reading_order(full_page) -> None:
     assert {"combination-difficulty", "fairness-trend", "verdict-history", "monthly-report"} <= (
         set(sections)
     )
-    assert "attempts-needed" not in sections  # renders only when its mart exists
+    assert "attempts-needed" in sections
     for key in ("contamination", "test-case-dif", "rubric-dif", "experiments", "gate"):
         assert full_page.tables[key] >= 1, key
 
@@ -649,15 +676,11 @@ def test_empty_marts_say_so(tmp_path: Path) -> None:
     assert "No test case functions differently by family." in text
 
 
-def test_attempts_needed_section_renders_only_when_its_mart_exists(tmp_path: Path) -> None:
-    marts = synthetic_marts()
-    marts[report.ATTEMPTS_NEEDED] = pd.DataFrame(
-        [{"challenge_id": "ch-a", "model_family": "qwen", "attempts_needed": 40}]
-    )
-    database = tmp_path / "needed.duckdb"
-    write_marts(database, marts)
-    text = report.render_report(database)
-    assert 'data-section="attempts-needed"' in text and "attempts_needed" in text
+def test_attempts_needed_section_gives_each_undecided_challenge_its_plan(full_page) -> None:
+    text = full_page.text
+    assert "collect about 40 more scored attempts from family qwen" in text
+    assert "about 150 more in all (each family to about 60)" in text
+    assert "2 more rows give the same plan per history window" in text
 
 
 def test_missing_database_exits_2(tmp_path: Path) -> None:

@@ -78,6 +78,7 @@ MARTS_READ = (
     MONTHLY_REPORT,
     SOURCE_COUNTS,
     REJECTED_ROWS,
+    "fct_challenge_attempts_needed",
     *DETECTOR_MARTS,
 )
 
@@ -857,28 +858,71 @@ def rejected_section(reader: MartReader) -> Section:
 ATTEMPTS_NEEDED = "fct_challenge_attempts_needed"
 
 
-def attempts_needed_section(reader: MartReader) -> Section | None:
-    """The attempts each family still needs per challenge, when the mart is built."""
-    if not reader.has(ATTEMPTS_NEEDED):
-        return None
-    frame = reader.read(ATTEMPTS_NEEDED)
+def attempts_needed_section(reader: MartReader) -> Section:
+    """Undecided all-time verdicts and the attempts each family still needs to settle them."""
     section = Section(
         key="attempts-needed",
-        title="Attempts still needed",
-        intro=f"From {ATTEMPTS_NEEDED}: the attempts each family still needs before a verdict.",
+        title="Undecided challenges: attempts still needed",
+        intro=(
+            "Challenges whose verdict is insufficient evidence, with how many more scored "
+            "attempts would give each family's ability-adjusted contrast the target power to "
+            "detect a threshold-sized bias at the current false-discovery level (the "
+            "verdict's own variance model). 'Too thin' challenges miss the minimum attempts; "
+            "'tested' ones were judged, but an interval straddles the threshold."
+        ),
     )
-    if frame.empty:
-        section.notices.append(f"{ATTEMPTS_NEEDED} is empty: every challenge has enough attempts.")
+    frame = read_or_notice(
+        reader,
+        section,
+        ATTEMPTS_NEEDED,
+        "No undecided challenge: every verdict is decided.",
+        order_by="challenge_id, model_family",
+    )
+    if frame is None:
         return section
-    section.tables.append(
-        Table(
-            name="attempts-needed",
-            columns=list(frame.columns),
-            rows=[[fmt_text(value) for value in row] for row in frame.itertuples(index=False)],
-            collapsed=True,
-            summary=f"{len(frame)} rows",
+    all_time = frame[frame["verdict_window"] == "all"]
+    windows = len(frame) - len(all_time)
+    if all_time.empty:
+        section.notices.append("Every all-time verdict is decided.")
+    rows = []
+    for challenge_id, plan in all_time.groupby("challenge_id", sort=True):
+        first = plan.iloc[0]
+        total = first["challenge_additional_attempts"]
+        per_family = first["challenge_plan_family_attempts"]
+        challenge_plan = (
+            f"about {int(total):,} more in all (each family to about {int(per_family):,})"
+            if not _is_missing(total)
+            else fmt_text(first["challenge_plan_reason"])
         )
-    )
+        recommendations = [
+            fmt_text(text) for text in plan["recommendation"] if not _is_missing(text)
+        ]
+        rows.append(
+            [
+                ident(challenge_id),
+                "too thin" if first["eligibility"] != "tested" else "tested, undecided",
+                challenge_plan,
+                "; ".join(recommendations) or "—",
+            ]
+        )
+    if rows:
+        section.headline = (
+            f"{len(rows)} challenge(s) cannot be judged yet; the plan below says which "
+            "family's attempts settle each."
+        )
+        section.tables.append(
+            Table(
+                name="attempts-needed",
+                columns=["Challenge", "Verdict status", "Plan for the challenge", "Per family"],
+                rows=rows,
+                collapsed=len(rows) > 8,
+                summary=f"{len(rows)} undecided challenges",
+            )
+        )
+    if windows:
+        section.notices.append(
+            f"{windows} more rows give the same plan per history window ({ATTEMPTS_NEEDED})."
+        )
     return section
 
 
