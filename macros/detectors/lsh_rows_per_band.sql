@@ -3,7 +3,7 @@
     which must divide evenly (a compile error says so otherwise).
 #}
 {% macro lsh_rows_per_band() -%}
-    {%- set permutations = var('minhash_permutations') | int -%}
+    {%- set permutations = challenge_fairness.validated_var('minhash_permutations') | int -%}
     {%- set bands = var('minhash_bands') | int -%}
     {%- if permutations < 1 or bands < 1 or permutations % bands != 0 -%}
         {{ exceptions.raise_compiler_error(

@@ -7,7 +7,7 @@
     t = 0.5, P = 128): a pair at the threshold falls below it with probability 3e-5, and
     the many unrelated candidates LSH lets through are not compared set by set.
 #}
-{%- set threshold = var('contamination_similarity_threshold') | float %}
+{%- set threshold = challenge_fairness.validated_var('contamination_similarity_threshold') | float %}
 {%- set permutations = var('minhash_permutations') | int %}
 {%- set comparison_floor = threshold - 4 * (threshold * (1 - threshold) / permutations) ** 0.5 %}
 with
