@@ -46,6 +46,7 @@ INTERNAL_COLUMNS = (
     "rubric_score_id",
     "record_id",
     "source_table",
+    "raw_rows",
 )
 
 #: Names the raw readers reserve for the row number (parquet, table): a raw column with
@@ -200,3 +201,76 @@ def write_raw(tables: Rows, directory: Path) -> None:
             kind = pa.int64() if isinstance(value, int) else pa.string()
             schema = schema.append(pa.field(column, kind))
         pq.write_table(pa.Table.from_pylist(rows, schema=schema), directory / f"{name}.parquet")
+
+
+#: The marts the fairness verdict stands on, and the data-quality marts (the gate itself,
+#: fct_fairness_gate_results, is checked by its own tests).
+VERDICT_SELECTION = [
+    "+path:models/marts/fairness",
+    "+path:models/marts/data_quality",
+    "+int_bias_scan_date",
+    "--exclude",
+    "fct_fairness_gate_results",
+]
+
+
+def build_platform(tables: Rows, work: Path, select: list[str] | None = None) -> dict[str, Any]:
+    """Build `tables` with dbt into `<work>/platform.duckdb` and read every table of it.
+
+    The raw folder, database path and target folder are the same on every call, so dbt's
+    partial parsing applies between builds of one `work` folder (no re-parse per build).
+    Returns {"run": DbtRun, "tables": {"<schema>.<table>": DataFrame}, "non_finite":
+    {"<mart>.<column>": NaN or inf values}}.
+    """
+    import shutil
+
+    import duckdb
+    from conftest import run_dbt
+
+    raw = work / "raw"
+    if raw.exists():
+        shutil.rmtree(raw)
+    write_raw(tables, raw)
+    database = work / "platform.duckdb"
+    database.unlink(missing_ok=True)
+    command = ["build", "--select", *(select or VERDICT_SELECTION)]
+    if "--exclude" not in command:
+        command += ["--exclude", "fct_fairness_gate_results"]
+    command += ["--indirect-selection", "cautious"]
+    run = run_dbt(command, database=database, work_dir=work, dbt_vars={"raw_parquet_dir": str(raw)})
+    read: dict[str, Any] = {}
+    non_finite: dict[str, int] = {}
+    if database.exists():
+        with duckdb.connect(str(database), read_only=True) as connection:
+            floats = connection.sql(
+                "select table_name, column_name from information_schema.columns"
+                " where table_schema = 'main' and data_type in ('DOUBLE', 'FLOAT', 'REAL')"
+            ).fetchall()
+            for name, column in floats:
+                count = connection.sql(
+                    f'select count(*) from main."{name}"'
+                    f' where isnan("{column}") or isinf("{column}")'
+                ).fetchone()
+                non_finite[f"{name}.{column}"] = int(count[0]) if count else 0
+            names = connection.sql(
+                "select table_schema, table_name from information_schema.tables"
+                " where table_schema in ('main', 'staging', 'intermediate') order by all"
+            ).fetchall()
+            for schema, name in names:
+                read[f"{schema}.{name}"] = connection.sql(f'select * from {schema}."{name}"').df()
+    return {"run": run, "tables": read, "non_finite": non_finite}
+
+
+def canonical(frame: Any) -> list[tuple[str, ...]]:
+    """Rows as sorted tuples of text; floats to 10 significant digits (summation order)."""
+    import math
+
+    def text(value: Any) -> str:
+        if isinstance(value, float):
+            return "nan" if math.isnan(value) else f"{value:.10g}"
+        if hasattr(value, "tolist"):
+            value = value.tolist()
+        return repr(value)
+
+    columns = sorted(frame.columns)
+    return sorted(tuple(text(row[column]) for column in columns) for _, row in frame.iterrows())
