@@ -247,10 +247,10 @@ def build_platform(tables: Rows, work: Path, select: list[str] | None = None) ->
                 " where table_schema = 'main' and data_type in ('DOUBLE', 'FLOAT', 'REAL')"
             ).fetchall()
             for name, column in floats:
-                count = connection.sql(
+                count = connection.execute(
                     f'select count(*) from main."{name}"'
                     f' where isnan("{column}") or isinf("{column}")'
-                ).fetchone()
+                ).fetchall()[0]
                 non_finite[f"{name}.{column}"] = int(count[0]) if count else 0
             names = connection.sql(
                 "select table_schema, table_name from information_schema.tables"
