@@ -203,14 +203,18 @@ def write_raw(tables: Rows, directory: Path) -> None:
         pq.write_table(pa.Table.from_pylist(rows, schema=schema), directory / f"{name}.parquet")
 
 
-#: The marts the fairness verdict stands on, and the data-quality marts (the gate itself,
-#: fct_fairness_gate_results, is checked by its own tests).
+#: The marts the fairness verdict stands on and the data-quality marts, with their
+#: ancestors (not the gate, fct_fairness_gate_results, whose inputs are every detector).
 VERDICT_SELECTION = [
-    "+path:models/marts/fairness",
-    "+path:models/marts/data_quality",
-    "+int_bias_scan_date",
-    "--exclude",
-    "fct_fairness_gate_results",
+    "+fct_challenge_verdicts",
+    "+fct_family_adjusted_effects",
+    "+fct_family_deviation",
+    "+fct_combination_difficulty",
+    "+fct_family_kruskal_wallis",
+    "+fct_family_effect_sizes",
+    "+fct_family_pairwise_dunn",
+    "+fct_rejected_rows",
+    "+fct_source_row_counts",
 ]
 
 
@@ -262,12 +266,15 @@ def build_platform(tables: Rows, work: Path, select: list[str] | None = None) ->
 
 
 def canonical(frame: Any) -> list[tuple[str, ...]]:
-    """Rows as sorted tuples of text; floats to 10 significant digits (summation order)."""
+    """Rows as sorted tuples of text; floats rounded to 9 decimals, then to 10 significant
+    digits (floating sums in another order differ by about 1e-14)."""
     import math
 
     def text(value: Any) -> str:
         if isinstance(value, float):
-            return "nan" if math.isnan(value) else f"{value:.10g}"
+            if math.isnan(value):
+                return "nan"
+            return f"{round(value, 9) + 0.0:.10g}"  # noise around 0 rounds away; -0.0 is 0
         if hasattr(value, "tolist"):
             value = value.tolist()
         return repr(value)
