@@ -23,7 +23,7 @@
     {%- set parquet_dir = var('raw_parquet_dir', none) -%}
     {%- if parquet_dir -%}
         {%- set path = parquet_dir.rstrip('/') ~ '/' ~ table_name ~ '.parquet' -%}
-        {%- set found = run_query("select count(*) from glob('" ~ (path | replace("'", "''")) ~ "')") -%}
+        {%- set found = run_query("select count(*) from glob(" ~ challenge_fairness.sql_string_literal(path) ~ ")") -%}
         {{ return(found.rows[0][0] > 0) }}
     {%- endif -%}
     {{ return(default__source_table_exists(table_name)) }}

@@ -2,6 +2,9 @@
     A relation expression for one raw platform table with a stable `source_row_number`
     (its position in the source), so that every raw row, clean or rejected, can be traced.
     Reads `<raw_parquet_dir>/<table>.parquet` when that var is set, else the dbt source.
+    Only the contract's columns (`platform_source_columns`) are read: the required ones
+    always (a missing one fails with its name), the optional ones when the raw table has
+    them; any other raw column is ignored, so it cannot collide with an internal name.
 #}
 {% macro source_rows(table_name) -%}
     {{ return(adapter.dispatch('source_rows', 'challenge_fairness')(table_name)) }}
@@ -15,7 +18,11 @@
             "raw_parquet_dir is supported on DuckDB only; on " ~ target.type
             ~ " point the `platform` source at tables instead.") }}
     {%- endif -%}
-    (select *, row_number() over () as source_row_number from {{ relation }})
+    (
+        select {{ challenge_fairness._contract_column_list(table_name, relation) }},
+            row_number() over () as source_row_number
+        from {{ relation }}
+    )
 {%- endmacro %}
 
 {% macro duckdb__source_rows(table_name) -%}
@@ -23,13 +30,41 @@
     {%- set parquet_dir = var('raw_parquet_dir', none) -%}
     {%- if parquet_dir -%}
         {%- set path = parquet_dir.rstrip('/') ~ '/' ~ table_name ~ '.parquet' -%}
+        {%- set parquet = 'read_parquet(' ~ challenge_fairness.sql_string_literal(path) -%}
         (
-            select * exclude (file_row_number), file_row_number as source_row_number
-            from read_parquet('{{ path | replace("'", "''") }}', file_row_number = true)
+            select {{ challenge_fairness._contract_column_list(table_name, parquet ~ ')', 'file_row_number') }},
+                file_row_number as source_row_number
+            from {{ parquet }}, file_row_number = true)
         )
     {%- else -%}
-        (select *, rowid as source_row_number from {{ relation }})
+        (
+            select {{ challenge_fairness._contract_column_list(table_name, relation, 'rowid') }},
+                rowid as source_row_number
+            from {{ relation }}
+        )
     {%- endif -%}
+{%- endmacro %}
+
+{#
+    The select list of `table_name`'s contract columns read from `raw` (a relation or
+    table function): required columns always, optional ones the raw table has. At parse
+    time (nothing is queried) every contract column. A raw column named `reserved` (the
+    reader's row-number column: `rowid` of a table, `file_row_number` of a parquet file)
+    would shadow the row number every rejection is traced by: the run stops naming it.
+#}
+{% macro _contract_column_list(table_name, raw, reserved=none) -%}
+    {%- set contract = challenge_fairness.platform_source_columns()[table_name] -%}
+    {%- set columns = contract['required'] + contract['optional'] -%}
+    {%- if execute -%}
+        {%- set present = run_query('select * from ' ~ raw ~ ' limit 0').column_names | map('lower') | list -%}
+        {%- if reserved and reserved in present -%}
+            {{ exceptions.raise_compiler_error(
+                "raw table " ~ table_name ~ " has a column named '" ~ reserved ~ "', which the reader "
+                ~ "reserves for the row number staging traces every row by: rename or drop it.") }}
+        {%- endif -%}
+        {%- set columns = contract['required'] + (contract['optional'] | select('in', present) | list) -%}
+    {%- endif -%}
+    {{- columns | join(', ') -}}
 {%- endmacro %}
 
 {#

@@ -5,8 +5,8 @@
     otherwise).
 #}
 {% macro lsh_rows_per_band(bands_var='minhash_bands') -%}
-    {%- set permutations = var('minhash_permutations') | int -%}
-    {%- set bands = var(bands_var) | int -%}
+    {%- set permutations = challenge_fairness.validated_var('minhash_permutations') | int -%}
+    {%- set bands = challenge_fairness.validated_var(bands_var) | int -%}
     {%- if permutations < 1 or bands < 1 or permutations % bands != 0 -%}
         {{ exceptions.raise_compiler_error(
             bands_var ~ " (" ~ bands ~ ") must be >= 1 and divide minhash_permutations ("

@@ -21,14 +21,16 @@ described_effects as (
             || {{ format_number('100 * interval_level', '%.0f') }} || '% CI '
             || {{ format_number('ci_low', '%+.1f') }} || ' to '
             || {{ format_number('ci_high', '%+.1f') }} || ')' as evidence,
+        {#- rounded, so that floating noise never decides between mirror-image effects
+            (two families' contrasts are each other's negatives): the family name does #}
         row_number() over (
             partition by {{ _partition_columns(none, p) }}challenge_id
             order by
                 is_flagged desc,
-                case
+                round(case
                     when is_flagged then abs(adjusted_deviation)
                     else greatest(abs(ci_low), abs(ci_high))
-                end desc nulls last,
+                end, 9) desc nulls last,
                 model_family
         ) as lead_rank
     from {{ family_effects }}
@@ -39,7 +41,7 @@ effect_summaries as (
         {{ _partition_columns(none, p) }}challenge_id,
         count(*) filter (where is_flagged) as flagged_families,
         count(*) filter (where not is_within_threshold) as uncertain_families,
-        string_agg(evidence, '; ' order by abs(adjusted_deviation) desc)
+        string_agg(evidence, '; ' order by round(abs(adjusted_deviation), 9) desc, model_family)
             filter (where is_flagged) as flagged_evidence,
         max(case when lead_rank = 1 then model_family end) as lead_family,
         max(case when lead_rank = 1 then adjusted_deviation end) as lead_adjusted_deviation,

@@ -15,7 +15,7 @@
 #}
 {% macro fairness_family_abilities_estimated(cells, partition_by=[]) -%}
 {%- set p = partition_by -%}
-{%- set iterations = var('ability_fit_iterations') | int %}
+{%- set iterations = challenge_fairness.validated_var('ability_fit_iterations') | int %}
 {%- if iterations < 1 -%}
     {{ exceptions.raise_compiler_error("ability_fit_iterations must be >= 1") }}
 {%- endif %}

@@ -6,7 +6,7 @@
 
 {# The validated window grain. #}
 {% macro verdict_history_window() -%}
-    {%- set grain = var('verdict_history_window') | string | lower | trim -%}
+    {%- set grain = challenge_fairness.validated_var('verdict_history_window') | string | lower | trim -%}
     {%- if grain not in ['week', 'month', 'quarter'] -%}
         {{ exceptions.raise_compiler_error(
             "verdict_history_window must be 'week', 'month' or 'quarter', got '"

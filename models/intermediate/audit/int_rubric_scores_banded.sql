@@ -5,7 +5,7 @@
     B = `dif_score_bands` holds attempt scores in [100 b / B, 100 (b + 1) / B), 100 in the
     top band. Scores of unscored attempts cannot be matched and are left out.
 #}
-{%- set bands = var('dif_score_bands') %}
+{%- set bands = challenge_fairness.validated_var('dif_score_bands') %}
 {%- set share = var('rubric_earned_share') %}
 {%- if bands is not number or bands < 1 or bands != bands | int %}
     {{ exceptions.raise_compiler_error(

@@ -8,7 +8,7 @@
     in memory (a CTE read twice is materialised); the few challenge files are tokenised a
     second time for their codebases.
 #}
-{%- set k = var('shingle_tokens') %}
+{%- set k = challenge_fairness.validated_var('shingle_tokens') %}
 with
 
 documents as (

@@ -17,7 +17,7 @@
     normalised shingles of a much larger text contain most of any small file's by chance
     (measured on the standard library: 0.86 for a 92-shingle module in a 2,011-shingle one).
 #}
-{%- set threshold = var('contamination_similarity_threshold') | float %}
+{%- set threshold = challenge_fairness.validated_var('contamination_similarity_threshold') | float %}
 {%- set permutations = var('minhash_permutations') | int %}
 {%- set comparison_floor = threshold - 4 * (threshold * (1 - threshold) / permutations) ** 0.5 %}
 {%- set containment_threshold = var('contamination_containment_threshold') | float %}

@@ -5,7 +5,7 @@
     100 (b + 1) / B); the top band includes 100. Results of unscored attempts cannot be
     matched on the score and are left out (counted in fct_test_case_bias).
 #}
-{%- set bands = var('dif_score_bands') %}
+{%- set bands = challenge_fairness.validated_var('dif_score_bands') %}
 {%- if bands is not number or bands < 1 or bands != bands | int %}
     {{ exceptions.raise_compiler_error(
         "var dif_score_bands must be a whole number >= 1, got " ~ bands) }}

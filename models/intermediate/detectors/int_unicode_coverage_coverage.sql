@@ -14,7 +14,7 @@ unicode_coverage as (
 string_challenges_counted as (
     select count(*) as string_challenges
     from challenges
-    where {{ tags_contain('tags', "'" ~ tag ~ "'") }}
+    where {{ tags_contain('tags', sql_string_literal(tag)) }}
 ),
 
 inputs_counted as (
@@ -34,7 +34,7 @@ coverage as (
             {%- endif %}
             case
                 when string_challenges_counted.string_challenges = 0
-                    then 'no challenge tagged {{ tag }}'
+                    then 'no challenge tagged ' || {{ sql_string_literal(tag) }}
             end
         ), '') as missing_inputs,
         inputs_counted.rows_analysed

@@ -11,7 +11,7 @@
     from the centre is r_i - mean over the pool of r_j (the template mean cancels), so
     Var = (1 - 1/p)^2 V_i + (sum_pool V_j - V_i) / p^2 with Welch-Satterthwaite df.
 #}
-{%- set tolerance = var('combination_equivalence_tolerance') %}
+{%- set tolerance = challenge_fairness.validated_var('combination_equivalence_tolerance') %}
 {%- if tolerance is none or tolerance | float < 0 -%}
     {{ exceptions.raise_compiler_error("combination_equivalence_tolerance must be >= 0 points") }}
 {%- endif %}

@@ -411,7 +411,7 @@ unicode_findings as (
     select
         challenge_id,
         'unicode_coverage' as detector,
-        challenge_id || '/{{ var("unicode_coverage_tag") }}' as finding_id,
+        challenge_id || '/' || {{ sql_string_literal(var("unicode_coverage_tag")) }} as finding_id,
         cast(null as varchar) as model_family,
         cast(required_categories - covered_category_count as double) as effect,
         'Unicode input categories missing from the test inputs' as effect_unit,
@@ -421,7 +421,7 @@ unicode_findings as (
         cast(0 as double) as threshold,
         'Unicode coverage of its test inputs: ' || reason as evidence,
         'fix_tests' as recommended_action,
-        'a {{ var("unicode_coverage_tag") }} challenge must test every Unicode category and'
+        'a ' || {{ sql_string_literal(var("unicode_coverage_tag")) }} || ' challenge must test every Unicode category and'
             || ' its tests do not: add test inputs for the missing categories' as action_reason
     from unicode_coverage
     where not is_fully_covered

@@ -19,7 +19,7 @@ latest_attempts as (
 dated as (
     select
         {% if scan_date -%}
-        cast('{{ scan_date }}' as date) as scan_date,
+        cast({{ sql_string_literal(scan_date) }} as date) as scan_date,
         'var bias_scan_date' as scan_date_source,
         {%- else -%}
         coalesce(latest_attempt_date, current_date) as scan_date,

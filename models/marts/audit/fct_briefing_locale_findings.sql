@@ -40,7 +40,7 @@ described as (
         ) as context,
         rules.description as rule_description,
         rules.suggested_neutral_form,
-        {{ tags_contain('challenges.tags', "'" ~ tag ~ "'") }} as is_competitive
+        {{ tags_contain('challenges.tags', sql_string_literal(tag)) }} as is_competitive
     from unspecified_matches
     inner join rules
         on unspecified_matches.rule_id = rules.rule_id

@@ -21,7 +21,7 @@ categories as (
 string_challenges as (
     select challenge_id
     from challenges
-    where {{ tags_contain('tags', "'" ~ tag ~ "'") }}
+    where {{ tags_contain('tags', sql_string_literal(tag)) }}
         and {{ 'true' if has_test_cases else 'false' }}
 ),
 

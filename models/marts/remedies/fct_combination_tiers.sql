@@ -6,7 +6,7 @@
     the point estimate's, is_tier_certain says it may belong to a neighbour).
     tier = dense rank of the occupied bands within the template, 1 = easiest.
 #}
-{%- set width = var('combination_tier_width') %}
+{%- set width = challenge_fairness.validated_var('combination_tier_width') %}
 {%- if width is none or width | float <= 0 -%}
     {{ exceptions.raise_compiler_error("combination_tier_width must be > 0 points") }}
 {%- endif %}

@@ -4,13 +4,16 @@
         incremental_strategy='delete+insert',
         unique_key=['scan_date', 'challenge_id', 'detector', 'finding_id'],
         on_schema_change='append_new_columns',
-        pre_hook="{% if is_incremental() %}delete from {{ this }} where scan_date = (select scan_date from {{ ref('int_bias_scan_date') }}){% endif %}"
+        pre_hook="{% if is_incremental() %}delete from {{ this }} where scan_date = (select scan_date from {{ ref('int_bias_scan_date') }}) or {{ challenge_fairness.outside_plausible_window('scan_date') }}{% endif %}"
     )
 }}
 {#
     The daily scan: every current finding, filed under the run's scan date. Incremental: a
     run adds (or, for a scan date already in the table, replaces: see the pre-hook) that
     date's scan and keeps the earlier ones; `--full-refresh` starts the history again.
+    The pre-hook also drops scans filed outside the plausible window (vars
+    earliest_plausible_timestamp, plausible_timestamp_days_ahead): a run on data with an
+    outlier timestamp (before staging rejected it) cannot pin the history to year 9999.
 #}
 with
 

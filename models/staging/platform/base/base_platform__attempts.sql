@@ -1,6 +1,9 @@
 {#
     Every raw attempt row, typed, with the first rule it breaks (NULL when clean).
     A NULL score is valid (the attempt was not scored); it is counted downstream.
+    A timestamp outside the plausible window (not before var earliest_plausible_timestamp,
+    not after the run date plus var plausible_timestamp_days_ahead days) is rejected, so
+    the scan date and the verdict history never follow an outlier such as 9999-12-31.
 #}
 with
 
@@ -66,6 +69,8 @@ checked as (
             when typed.score < 0 or typed.score > 100 then 'score_out_of_range'
             when typed.raw_submitted_at is not null and typed.submitted_at is null
                 then 'submitted_at_not_timestamp'
+            when {{ outside_plausible_window('typed.submitted_at') }}
+                then 'submitted_at_implausible'
         end as rejection_reason,
         typed.raw_score,
         typed.raw_submitted_at
@@ -94,3 +99,5 @@ select
             ) }}
     end as raw_record
 from checked
+{#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
+order by source_row_number

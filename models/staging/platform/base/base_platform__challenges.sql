@@ -2,7 +2,16 @@
     Every raw challenge row, typed, with the first rule it breaks (NULL when clean).
     `variables` NULL is read as `{}` (no variables); a combination is identified by its
     canonical JSON (keys sorted), so key order and spacing do not split it.
+    `tags` is a list; a platform that stores it as text is parsed per row ('[a, b]' or a
+    JSON array as a list, 'a, b' split on commas, '' no tags); text that does not parse is
+    rejected (tags_not_list) instead of failing the build.
 #}
+{%- set tags_type = 'VARCHAR[]' %}
+{%- if execute %}
+    {%- set tags_type = run_query(
+        'select column_type from (describe select tags from ' ~ source_rows('challenges') ~ ')'
+    ).rows[0][0] | upper %}
+{%- endif %}
 with
 
 source as (
@@ -21,6 +30,18 @@ typed as (
     select
         source.*,
         coalesce(cast(source.variables as varchar), '{}') as variables_text,
+        {% if tags_type.endswith('[]') -%}
+        try_cast(source.tags as varchar[]) as parsed_tags,
+        {%- else -%}
+        case
+            when trim(cast(source.tags as varchar)) like '[%'
+                then try_cast(trim(cast(source.tags as varchar)) as varchar[])
+            else list_filter(
+                list_transform(string_split(cast(source.tags as varchar), ','), lambda tag: trim(tag)),
+                lambda tag: tag <> ''
+            )
+        end as parsed_tags,
+        {%- endif %}
         duplicates.duplicate_kind
     from source
     left join duplicates
@@ -36,11 +57,13 @@ checked as (
         cast(briefing_style as varchar) as briefing_style,
         cast(experiment_id as varchar) as experiment_id,
         cast(experiment_arm as varchar) as experiment_arm,
-        cast(tags as varchar[]) as tags,
+        parsed_tags as tags,
         case
             when nullif(trim(cast(challenge_id as varchar)), '') is null then 'null_challenge_id'
             when duplicate_kind = 'conflicting' then 'conflicting_challenge_id'
             when duplicate_kind = 'duplicate' then 'duplicate_challenge_id'
+            when nullif(trim(cast(template_id as varchar)), '') is null then 'null_template_id'
+            when tags is not null and parsed_tags is null then 'tags_not_list'
             else {{ json_object_problem('variables_text') }}
         end as rejection_reason,
         {{ record_to_json(
@@ -66,3 +89,5 @@ select
     rejection_reason,
     case when rejection_reason is not null then raw_record end as raw_record
 from checked
+{#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
+order by source_row_number

@@ -70,3 +70,5 @@ select
     rejection_reason,
     case when rejection_reason is not null then raw_record end as raw_record
 from checked
+{#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
+order by source_row_number

@@ -71,3 +71,5 @@ select
             ) }}
     end as raw_record
 from checked
+{#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
+order by source_row_number
