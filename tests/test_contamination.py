@@ -213,46 +213,75 @@ def test_make_code_tables_is_deterministic_and_plants_what_it_says() -> None:
 
 
 def test_gx_suites_pass_quiet_rows_and_name_the_flagged_ones() -> None:
-    """challenges_not_contaminated and challenge_instances_unique on small frames."""
-    thresholds = {"contamination_similarity_threshold": THRESHOLD}
+    """challenges_not_contaminated and challenge_instances_unique on small frames: the
+    similarity expectation and the containment expectation each name their own rows."""
+    thresholds = {
+        "contamination_similarity_threshold": THRESHOLD,
+        "contamination_containment_threshold": 0.7,
+    }
     contamination = pd.DataFrame(
         {
-            "challenge_id": ["ch-1", "ch-2", "ch-3"],
-            "best_file_path": ["src/a.py", "src/b.py", None],
-            "best_document_id": ["doc-9", "doc-2", None],
-            "best_document_source": ["public-code-sample", "earlier", None],
-            "best_raw_similarity": [0.05, 0.1, None],
-            "best_normalised_similarity": [0.97, 0.2, None],
-            "match_level": ["normalised_only", "none", "none"],
-            "similarity": [0.97, 0.2, None],
+            "challenge_id": ["ch-1", "ch-2", "ch-3", "ch-4"],
+            "best_file_path": ["src/a.py", "src/b.py", None, "src/d.py"],
+            "best_document_id": ["doc-9", "doc-2", None, "doc-4"],
+            "best_document_source": ["public-code-sample", "earlier", None, "stdlib"],
+            "best_raw_similarity": [0.05, 0.1, None, 0.3],
+            "best_normalised_similarity": [0.97, 0.2, None, 0.31],
+            "match_level": ["normalised_only", "none", "none", "raw"],
+            "similarity": [0.97, 0.2, None, 0.31],
+            "containment_file_path": ["src/a.py", "src/b.py", None, "src/d.py"],
+            "containment_document_id": ["doc-9", "doc-2", None, "doc-4"],
+            "containment_direction": [
+                "file_in_document",
+                "file_in_document",
+                None,
+                "file_in_document",
+            ],
+            "containment": [0.98, 0.3, None, 0.92],
         }
     )
     quiet = validate_suite(
-        "challenges_not_contaminated", contamination.iloc[1:], thresholds, "error"
+        "challenges_not_contaminated", contamination.iloc[1:3], thresholds, "error"
     )
-    assert [row["success"] for row in quiet] == [True]
-    [failed] = validate_suite("challenges_not_contaminated", contamination, thresholds, "error")
-    assert not failed["success"] and failed["failing_rows"] == 1
-    assert "challenge 'ch-1'" in failed["failure_message"]
-    assert "'doc-9'" in failed["failure_message"] and "normalised 0.97" in failed["failure_message"]
-    assert "ch-2" not in failed["failure_message"]
+    assert [row["success"] for row in quiet] == [True, True]
+    similar, contained = validate_suite(
+        "challenges_not_contaminated", contamination, thresholds, "error"
+    )
+    assert not similar["success"] and similar["failing_rows"] == 1
+    assert "challenge 'ch-1'" in similar["failure_message"]
+    assert (
+        "'doc-9'" in similar["failure_message"] and "normalised 0.97" in similar["failure_message"]
+    )
+    assert "ch-2" not in similar["failure_message"]
+    # ch-4: a file contained in a larger document, whole-text similarity below the threshold
+    assert not contained["success"] and contained["failing_rows"] == 2
+    assert "challenge 'ch-4'" in contained["failure_message"]
+    assert "containment 0.92" in contained["failure_message"]
+    assert "ch-2" not in contained["failure_message"]
 
     overlap = pd.DataFrame(
         {
-            "challenge_a": ["ch-t01-01"],
-            "challenge_b": ["ch-t01-02"],
-            "template_a": ["tpl-01"],
-            "template_b": ["tpl-01"],
-            "raw_similarity": [0.71],
-            "normalised_similarity": [0.83],
-            "similarity": [0.83],
+            "challenge_a": ["ch-t01-01", "ch-t02-01"],
+            "challenge_b": ["ch-t01-02", "ch-t02-02"],
+            "template_a": ["tpl-01", "tpl-02"],
+            "template_b": ["tpl-01", "tpl-02"],
+            "raw_similarity": [0.71, 0.30],
+            "normalised_similarity": [0.83, 0.33],
+            "similarity": [0.83, 0.33],
+            "contained_challenge_id": [None, "ch-t02-01"],
+            "contained_file_path": [None, "src/main.py"],
+            "containing_file_path": [None, "src/main.py"],
+            "containment": [None, 0.95],
         }
     )
-    [passed] = validate_suite("challenge_instances_unique", overlap.iloc[:0], thresholds, "error")
-    assert passed["success"]
-    [failed] = validate_suite("challenge_instances_unique", overlap, thresholds, "error")
-    assert not failed["success"]
-    assert "'ch-t01-01' (tpl-01) and 'ch-t01-02' (tpl-01)" in failed["failure_message"]
+    passed = validate_suite("challenge_instances_unique", overlap.iloc[:0], thresholds, "error")
+    assert all(row["success"] for row in passed)
+    similar, contained = validate_suite("challenge_instances_unique", overlap, thresholds, "error")
+    assert not similar["success"]
+    assert "'ch-t01-01' (tpl-01) and 'ch-t01-02' (tpl-01)" in similar["failure_message"]
+    assert not contained["success"] and contained["failing_rows"] == 1
+    assert "'ch-t02-01' file 'src/main.py'" in contained["failure_message"]
+    assert "containment 0.95" in contained["failure_message"]
 
 
 # --- dbt end to end ------------------------------------------------------------------------
