@@ -464,7 +464,7 @@ def attempts_needed(
     unit = np.where(has_variance, unit, borrowed[:, None])
     families = present.sum(axis=1)
     no_ability = (present & ~np.isfinite(ability)).any(axis=1)
-    computable = (families >= 2) & ~no_ability & has_variance.any(axis=1) & np.isfinite(levels)
+    computable = (families >= 2) & ~no_ability & has_variance.any(axis=1)
     computable &= np.isfinite(levels) & (levels > 0) & (levels < 1)
 
     # one design per (challenge, family) pair: row r = c * width + j tests family j

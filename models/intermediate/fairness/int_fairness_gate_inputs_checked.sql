@@ -14,25 +14,13 @@
       - no_gate_suites: `fairness_gate_suites` is empty (unless
         `fairness_gate_allow_empty_suites`).
 #}
-{%- set max_share = var('fairness_gate_max_rejected_share', 0.05) -%}
-{%- if max_share is not number or max_share is boolean or max_share < 0 or max_share > 1 -%}
-    {{ exceptions.raise_compiler_error(
-        "var fairness_gate_max_rejected_share must be a number from 0 to 1 (a share of the raw "
-        ~ "attempts), got " ~ (max_share | tojson)) }}
-{%- endif -%}
+{#- Types and ranges of these vars are checked with every var (macros/config/var_spec.sql). -#}
+{%- set max_share = challenge_fairness.validated_var('fairness_gate_max_rejected_share') -%}
 {%- set allowed = {} -%}
 {%- for name in ['fairness_gate_allow_no_testable_challenges', 'fairness_gate_allow_empty_suites'] -%}
-    {%- set value = var(name, false) -%}
-    {%- if value is not boolean -%}
-        {{ exceptions.raise_compiler_error(
-            "var " ~ name ~ " must be true or false, got " ~ (value | tojson)) }}
-    {%- endif -%}
-    {%- do allowed.update({name: value}) -%}
+    {%- do allowed.update({name: challenge_fairness.validated_var(name)}) -%}
 {%- endfor -%}
-{%- set suites = var('fairness_gate_suites', []) -%}
-{%- if suites is string -%}
-    {%- set suites = suites.split(',') | map('trim') | reject('equalto', '') | list -%}
-{%- endif -%}
+{%- set suites = challenge_fairness.validated_var('fairness_gate_suites') -%}
 with
 
 row_counts as (

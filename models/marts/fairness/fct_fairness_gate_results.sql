@@ -1,8 +1,5 @@
-{%- set severity = var('fairness_gate_severity', 'error') | string | lower -%}
-{%- if severity not in ['error', 'warn'] -%}
-    {{ exceptions.raise_compiler_error(
-        "var fairness_gate_severity must be 'error' or 'warn', got '" ~ severity ~ "'") }}
-{%- endif -%}
+{#- fairness_gate_severity ('error' or 'warn') is checked with every var (var_spec). -#}
+{%- do challenge_fairness.validated_var('fairness_gate_severity') -%}
 with
 
 validations as (
