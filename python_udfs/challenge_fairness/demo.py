@@ -304,6 +304,9 @@ class PlatformSpec:
     # a planted family bias that is fixed part-way through the period (the verdict
     # history's "fixed"): see BIAS_FIX_PLANT; on in the --detector-plants demo
     bias_fix: bool = False
+    # test cases per challenge (and so test results per scored attempt) without the other
+    # detector plants, for benchmarks at scale; ignored with detector_plants (6 per challenge)
+    test_cases_per_challenge: int = 0
 
 
 # The platform `make demo` builds (CLI flag --quickstart): every plant, dirty rows, and
@@ -870,6 +873,18 @@ def generate_platform(spec: PlatformSpec = PlatformSpec()) -> Platform:
         tables, detector_truth["briefing_rubric_audit"] = add_audit_tables(
             tables, attempts, agents, agent_family_idx, list(spec.families), spec.seed
         )
+    elif spec.test_cases_per_challenge > 0:
+        tables.update(
+            _test_tables(
+                challenges,
+                attempts,
+                agents,
+                agent_family_idx,
+                list(spec.families),
+                np.random.default_rng([spec.seed, 1009]),
+                per_challenge=spec.test_cases_per_challenge,
+            )
+        )
     return Platform(
         spec=spec,
         tables=tables,
@@ -1000,9 +1015,9 @@ def _test_tables(
     agent_family_idx: np.ndarray,
     families: list[str],
     rng: np.random.Generator,
+    per_challenge: int = DETECTOR_PLANTS["test_cases_per_challenge"],
 ) -> dict[str, pa.Table]:
     """test_cases (per challenge) and test_results (per scored attempt and test case)."""
-    per_challenge = DETECTOR_PLANTS["test_cases_per_challenge"]
     lacking = DETECTOR_PLANTS["string_challenge_lacking"]
     samples = list(UNICODE_SAMPLES.items())
     case_ids, case_challenges, inputs = [], [], []
