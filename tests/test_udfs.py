@@ -122,3 +122,14 @@ def test_cohens_d_udf_handles_null_moments(connection: duckdb.DuckDBPyConnection
     (row,) = connection.sql("select cf_cohens_d(1, 5.0, null, 10, 4.0, 2.0) as d").fetchall()
     assert row[0]["cohens_d"] is None
     assert "fewer than two" in row[0]["reason"]
+
+
+def test_plugin_runs_blas_on_one_thread() -> None:
+    """BLAS threads would only spin against DuckDB's in a build (see the plugin's docstring)."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        Plugin(name="challenge_fairness", plugin_config={})
+        blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
+        assert blas
+        assert [pool["num_threads"] for pool in blas] == [1] * len(blas)

@@ -2,6 +2,11 @@
 
 Name it in profiles.yml: ``plugins: [{module: challenge_fairness.plugin}]``.
 
+It limits BLAS (OpenBLAS behind numpy and scipy) to one thread in the dbt process: the
+UDFs' and Python models' matrices are small, and DuckDB's threads already hold the cores,
+so BLAS threads only spin against them. On the 2PL IRT fit of 10M attempts' counts, at
+load 10 on 2 cores, that is 2.6 s of CPU instead of 10.6 s.
+
 It also refuses to open a database file that does not exist when a build would read the
 raw tables from it (no ``raw_parquet_dir``): a typo in the path would otherwise create a
 new, empty database and fail later on a missing schema.
@@ -13,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from dbt.adapters.duckdb.plugins import BasePlugin
+from threadpoolctl import threadpool_limits
 
 from challenge_fairness.registry import register_udfs
 
@@ -68,6 +74,9 @@ def missing_database_message(path: str) -> str | None:
 
 class Plugin(BasePlugin):
     """Registers the statistics UDFs when dbt-duckdb opens the database."""
+
+    def initialize(self, plugin_config: dict[str, Any]) -> None:
+        threadpool_limits(limits=1, user_api="blas")
 
     def update_connection_config(self, creds: Any, config: dict[str, Any]) -> None:
         message = missing_database_message(str(creds.path or ""))
