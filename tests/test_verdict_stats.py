@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 import warnings
 
 import numpy as np
@@ -51,6 +52,67 @@ def test_trimmed_cells_reproduce_scipy_yuen_t_test(
     )
     assert t == pytest.approx(expected.statistic, rel=1e-7, abs=1e-9)
     assert df == pytest.approx(expected.df, rel=1e-7)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            hnp.arrays(np.float64, st.integers(0, 60), elements=integer_scores),
+            st.sampled_from([0.0, 0.1, 0.2, 0.25, 0.49]),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.randoms(use_true_random=False),
+)
+@settings(max_examples=200, deadline=None)
+def test_trimmed_cells_equal_scipy_cell_by_cell(
+    samples: list[tuple[np.ndarray, float]], shuffler: random.Random
+) -> None:
+    """Many compressed cells at once (values in any order, zero counts mixed in) give
+    scipy's trimmed mean and winsorized sum of squares of each expanded sample."""
+    values, counts, offsets, trims = [], [], [0], []
+    for sample, trim in samples:
+        distinct, times = np.unique(sample, return_counts=True)
+        pairs = [*zip(distinct.tolist(), times.tolist(), strict=True), (-1.0, 0)]
+        shuffler.shuffle(pairs)
+        values += [value for value, _ in pairs]
+        counts += [count for _, count in pairs]
+        offsets.append(len(values))
+        trims.append(trim)
+    cells = stats.trimmed_cells(
+        np.array(values), np.array(counts), np.array(offsets), np.array(trims)
+    )
+    for i, (sample, trim) in enumerate(samples):
+        n, g = sample.size, int(trim * sample.size)
+        h = n - 2 * g
+        assert cells.observations[i] == n
+        if n == 0:
+            assert cells.status[i] == "not_computable" and np.isnan(cells.trimmed_mean[i])
+            continue
+        assert cells.effective_n[i] == h
+        assert cells.trimmed_mean[i] == pytest.approx(
+            scipy_stats.trim_mean(sample, trim), rel=RTOL, abs=1e-12
+        )
+        if h < 2:
+            assert cells.status[i] == "not_computable" and np.isnan(cells.trimmed_mean_variance[i])
+            continue
+        winsorized = np.asarray(scipy_stats.mstats.winsorize(np.sort(sample), limits=(trim, trim)))
+        expected = np.sum((winsorized - winsorized.mean()) ** 2) / (h * (h - 1))
+        assert cells.status[i] == "ok"
+        assert cells.trimmed_mean_variance[i] == pytest.approx(expected, rel=RTOL, abs=1e-12)
+
+
+def test_trimmed_cells_flag_non_finite_scores_per_cell() -> None:
+    cells = stats.trimmed_cells(
+        np.array([1.0, np.nan, 2.0, 3.0, 4.0, 5.0]),
+        np.array([2, 1, 1, 3, 1, 1]),
+        np.array([0, 3, 6]),
+        np.array([0.2, 0.2]),
+    )
+    assert list(cells.status) == ["not_computable", "ok"]
+    assert "NaN" in cells.reason[0] and np.isnan(cells.trimmed_mean[0])
+    assert cells.trimmed_mean[1] == pytest.approx(scipy_stats.trim_mean([3, 3, 3, 4, 5], 0.2))
 
 
 @pytest.mark.parametrize(

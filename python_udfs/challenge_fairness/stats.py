@@ -20,6 +20,7 @@ from scipy import special, stats
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+ObjectArray = npt.NDArray[np.object_]
 
 STATUS_OK = "ok"
 STATUS_NOT_COMPUTABLE = "not_computable"
@@ -146,36 +147,119 @@ class TrimmedCell:
 
 
 def trimmed_cell(values: FloatArray, counts: IntArray, trim: float) -> TrimmedCell:
-    """Trimmed mean (scipy.stats.trim_mean) and Yuen's squared standard error of it.
+    """Trimmed mean and Yuen's squared standard error of one compressed sample (see
+    `trimmed_cells`, which this calls with one cell)."""
+    cells = trimmed_cells(
+        np.asarray(values, dtype=np.float64),
+        np.asarray(counts, dtype=np.int64),
+        np.asarray([0, np.size(values)], dtype=np.int64),
+        np.asarray([trim], dtype=np.float64),
+    )
+    mean, variance = cells.trimmed_mean[0], cells.trimmed_mean_variance[0]
+    return TrimmedCell(
+        int(cells.observations[0]),
+        None if np.isnan(mean) else float(mean),
+        None if np.isnan(variance) else float(variance),
+        int(cells.effective_n[0]),
+        str(cells.status[0]),
+        cells.reason[0],
+    )
 
-    With g = int(trim * n) values cut from each tail and h = n - 2g kept, the squared
-    standard error is SS_w / (h (h - 1)), SS_w the sum of squared deviations of the
-    g-winsorized sample (scipy.stats.mstats.winsorize): what scipy.stats.ttest_ind(trim=)
-    uses for each sample.
+
+@dataclass(frozen=True)
+class TrimmedCells:
+    """`trimmed_cell` for many cells at once, as arrays (NaN where the cell has no value)."""
+
+    observations: IntArray
+    trimmed_mean: FloatArray
+    trimmed_mean_variance: FloatArray
+    effective_n: IntArray
+    status: ObjectArray
+    reason: ObjectArray
+
+
+def trimmed_cells(
+    values: FloatArray, counts: IntArray, offsets: IntArray, trims: FloatArray
+) -> TrimmedCells:
+    """Trimmed mean and Yuen's squared standard error of each compressed sample.
+
+    Cell i is the sample holding values[offsets[i]:offsets[i + 1]] counts[...] times (any
+    order). With n observations, g = int(trim * n) cut from each tail and h = n - 2g kept,
+    the trimmed mean is that of scipy.stats.trim_mean, and the squared standard error is
+    SS_w / (h (h - 1)), SS_w the sum of squared deviations of the g-winsorized sample
+    (scipy.stats.mstats.winsorize): what scipy.stats.ttest_ind(trim=) uses for each sample.
+
+    Computed on the (value, count) pairs, never expanding the sample, all cells at once, so
+    the cost grows with the distinct scores per cell, not with the attempts behind them:
+    a value's copies that fall in the kept positions [g, n - g) of the sorted sample count
+    toward the trimmed mean, and the winsorized sample is every value clipped to the order
+    statistics at positions g and n - g - 1 (scipy's winsorize sets the lower and upper g
+    to exactly those). Checked against scipy on random and degenerate samples.
     """
-    if not 0 <= trim < 0.5:
+    values = np.asarray(values, dtype=np.float64)
+    counts = np.asarray(counts, dtype=np.int64)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    trims = np.asarray(trims, dtype=np.float64)
+    cells = offsets.size - 1
+    if values.shape != counts.shape or trims.shape != (cells,):
+        raise ValueError("values and counts need one shape, trims one value per cell")
+    if np.any((trims < 0) | (trims >= 0.5)):
         raise ValueError("trim must be in [0, 0.5)")
-    sample = np.sort(expand_counts(values, counts))
-    n = int(sample.size)
-    g = int(trim * n)
+    if np.any(counts < 0):
+        raise ValueError("counts must not be negative")
+    lengths = np.diff(offsets)
+    cell = np.repeat(np.arange(cells), lengths)
+    order = np.lexsort((values, cell))  # by cell, then by value (NaN last)
+    value, count = values[order], counts[order]
+
+    n = np.bincount(cell, weights=count, minlength=cells).astype(np.int64)
+    g = np.floor(trims * n).astype(np.int64)  # = int(trim * n), as scipy cuts
     h = n - 2 * g
-    if n == 0:
-        return TrimmedCell(0, None, None, 0, STATUS_NOT_COMPUTABLE, "no scored attempts")
-    if not np.all(np.isfinite(sample)):
-        return TrimmedCell(n, None, None, h, STATUS_NOT_COMPUTABLE, "a score is NaN or infinite")
-    trimmed_mean = float(stats.trim_mean(sample, trim))
-    if h < 2:
-        return TrimmedCell(
-            n,
-            trimmed_mean,
-            None,
-            h,
-            STATUS_NOT_COMPUTABLE,
-            "fewer than two attempts left after trimming",
+    # Positions [before, after) of each value's copies in its cell's sorted sample.
+    after = np.cumsum(count) - np.repeat(np.cumsum(n) - n, lengths)
+    before = after - count
+    g_e, n_e = g[cell], n[cell]
+    kept = np.clip(np.minimum(after, n_e - g_e) - np.maximum(before, g_e), 0, None)
+    not_finite = np.bincount(
+        cell, weights=(count > 0) & ~np.isfinite(value), minlength=cells
+    ).astype(bool)
+    finite_value = np.where(np.isfinite(value), value, 0.0)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        trimmed_mean = np.bincount(cell, weights=finite_value * kept, minlength=cells) / h
+        low = np.full(cells, np.nan)
+        high = np.full(cells, np.nan)
+        holds_low = (before <= g_e) & (g_e < after)
+        holds_high = (before <= n_e - g_e - 1) & (n_e - g_e - 1 < after)
+        low[cell[holds_low]] = finite_value[holds_low]
+        high[cell[holds_high]] = finite_value[holds_high]
+        winsorized = np.clip(finite_value, low[cell], high[cell])
+        winsorized_mean = np.bincount(cell, weights=winsorized * count, minlength=cells) / n
+        sum_squares = np.bincount(
+            cell, weights=count * (winsorized - winsorized_mean[cell]) ** 2, minlength=cells
         )
-    winsorized = np.asarray(stats.mstats.winsorize(sample, limits=(trim, trim)), dtype=np.float64)
-    sum_squares = float(np.sum((winsorized - winsorized.mean()) ** 2))
-    return TrimmedCell(n, trimmed_mean, sum_squares / (h * (h - 1)), h, STATUS_OK, None)
+        variance = sum_squares / (h * (h - 1))
+
+    status = np.full(cells, STATUS_OK, dtype=object)
+    reason = np.full(cells, None, dtype=object)
+    too_few = h < 2
+    status[too_few] = STATUS_NOT_COMPUTABLE
+    reason[too_few] = "fewer than two attempts left after trimming"
+    status[not_finite] = STATUS_NOT_COMPUTABLE
+    reason[not_finite] = "a score is NaN or infinite"
+    empty = n == 0
+    status[empty] = STATUS_NOT_COMPUTABLE
+    reason[empty] = "no scored attempts"
+    trimmed_mean[not_finite | empty] = np.nan
+    variance[too_few | not_finite | empty] = np.nan
+    return TrimmedCells(
+        observations=n,
+        trimmed_mean=trimmed_mean,
+        trimmed_mean_variance=variance,
+        effective_n=np.where(empty, 0, h),
+        status=status,
+        reason=reason,
+    )
 
 
 @dataclass(frozen=True)
