@@ -96,15 +96,13 @@ def test_each_assertion_fails_on_its_bad_rows_only(tmp_path: Path) -> None:
     database = tmp_path / "probe.duckdb"
     run = run_dbt(["build"], database=database, work_dir=tmp_path, project_dir=project)
     assert not run.success
-    statuses = {
-        result.node.name: (result.status, result.failures) for result in run.result.result
-    }
+    statuses = {result.node.name: (result.status, result.failures) for result in run.result.result}
     assert statuses["probe_sound"] == ("pass", 0)
     assert statuses["probe_broken"] == ("fail", 6)
     failures = read_table(
         database, "select check_name, failing_rows from dbt_test__audit.probe_broken"
     )
-    assert dict(zip(failures["check_name"], failures["failing_rows"].astype(int))) == {
+    assert dict(zip(failures["check_name"], failures["failing_rows"].astype(int), strict=True)) == {
         "unique(id)": 1,  # id 2 twice
         "unique(id, kind)": 1,  # (2, b) twice; (4, NULL) once
         "not_null(kind)": 1,  # row 4
@@ -120,6 +118,8 @@ def test_no_assertion_is_an_error(tmp_path: Path) -> None:
     (project / "seeds" / "_seeds.yml").write_text(
         "version: 2\nseeds:\n  - name: probe_rows\n    data_tests: [row_checks]\n"
     )
-    run = run_dbt(["build"], database=tmp_path / "empty.duckdb", work_dir=tmp_path, project_dir=project)
+    run = run_dbt(
+        ["build"], database=tmp_path / "empty.duckdb", work_dir=tmp_path, project_dir=project
+    )
     assert not run.success
     assert any("no assertion given" in message for message in run.messages), run.messages

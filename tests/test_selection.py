@@ -1,0 +1,132 @@
+"""Selecting a subgraph works on a fresh database with dbt's default indirect selection.
+
+Issue 11, item 6: `dbt build --select +fct_challenge_verdicts` exited 1 on a fresh database,
+because eager indirect selection (dbt's default) also runs every test that touches a selected
+model, including tests whose other parent (a `relationships` target, say) that selection
+never builds. The checks between models live in fct_referential_integrity instead.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from challenge_fairness.demo import PlatformSpec, generate_platform, write_parquet
+from conftest import read_table, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+PACKAGE = "challenge_fairness"
+
+
+@pytest.fixture(scope="module")
+def manifest(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    work = tmp_path_factory.mktemp("selection_parse")
+    run = run_dbt(["parse"], database=work / "unused.duckdb", work_dir=work)
+    assert run.success, run.output
+    return dict(json.loads((work / "target" / "manifest.json").read_text()))
+
+
+def eagerly_selected_tests_lacking_a_parent(manifest: dict[str, Any]) -> dict[str, list[str]]:
+    """For each mart M, the tests `--select +M` runs (eager: any parent selected) that have a
+    parent outside the selection, i.e. a model that run does not build."""
+    parents: dict[str, list[str]] = manifest["parent_map"]
+
+    @cache
+    def ancestors(node: str) -> frozenset[str]:
+        found: set[str] = set()
+        for parent in parents.get(node, []):
+            found |= {parent, *ancestors(parent)}
+        return frozenset(found)
+
+    def short(unique_ids: set[str]) -> list[str]:
+        return [unique_id.split(".")[-1] for unique_id in unique_ids]
+
+    nodes = manifest["nodes"]
+    tests = {
+        unique_id: {p for p in parents[unique_id] if not p.startswith("source.")}
+        for unique_id, node in nodes.items()
+        if node["resource_type"] == "test" and node["package_name"] == PACKAGE
+    }
+    marts = [
+        unique_id
+        for unique_id, node in nodes.items()
+        if node["resource_type"] == "model"
+        and node["package_name"] == PACKAGE
+        and node["fqn"][1] == "marts"
+    ]
+    assert len(marts) > 20
+    offenders: dict[str, list[str]] = {}
+    for mart in marts:
+        selected = {mart, *ancestors(mart)}
+        unbuildable = sorted(
+            f"{nodes[test]['name']} (needs {', '.join(sorted(short(test_parents - selected)))})"
+            for test, test_parents in tests.items()
+            if test_parents & selected and not test_parents <= selected
+        )
+        if unbuildable:
+            offenders[nodes[mart]["name"]] = unbuildable
+    return offenders
+
+
+def test_no_mart_subgraph_selects_a_test_it_cannot_build(manifest: dict[str, Any]) -> None:
+    assert eagerly_selected_tests_lacking_a_parent(manifest) == {}
+
+
+def test_the_check_reports_a_two_parent_test(manifest: dict[str, Any]) -> None:
+    """A test like the old `relationships` ones (a downstream model checked against a
+    staging model) is reported for the marts whose subgraph holds only the staging side."""
+    nodes = dict(manifest["nodes"])
+    parent_map = dict(manifest["parent_map"])
+    fake = "test.challenge_fairness.fake_relationships"
+    nodes[fake] = {"resource_type": "test", "package_name": PACKAGE, "name": "fake_relationships"}
+    parent_map[fake] = [
+        "model.challenge_fairness.fct_referential_integrity",
+        "model.challenge_fairness.stg_platform__challenges",
+    ]
+    offenders = eagerly_selected_tests_lacking_a_parent(
+        {**manifest, "nodes": nodes, "parent_map": parent_map}
+    )
+    assert any(
+        test.startswith("fake_relationships (needs fct_referential_integrity)")
+        for test in offenders["fct_challenge_verdicts"]
+    )
+
+
+def test_verdict_subgraph_builds_on_a_fresh_database(tmp_path: Path) -> None:
+    platform = generate_platform(PlatformSpec(seed=23, n_attempts=4_000))
+    write_parquet(platform, str(tmp_path / "raw"))
+    database = tmp_path / "fresh.duckdb"
+    run = run_dbt(
+        ["build", "--select", "+fct_challenge_verdicts"],
+        database=database,
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(tmp_path / "raw")},
+    )
+    assert run.success, run.output
+    verdicts = read_table(database, "select count(*) as n from main.fct_challenge_verdicts")
+    assert int(verdicts["n"].iloc[0]) > 0
+
+
+def test_referential_integrity_covers_the_models_and_finds_no_orphans(tmp_path: Path) -> None:
+    platform = generate_platform(PlatformSpec(seed=29, n_attempts=4_000, detector_plants=True))
+    write_parquet(platform, str(tmp_path / "raw"))
+    database = tmp_path / "integrity.duckdb"
+    run = run_dbt(
+        ["build", "--select", "+fct_referential_integrity"],
+        database=database,
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(tmp_path / "raw"), "fairness_gate_severity": "warn"},
+    )
+    assert run.success, run.output
+    integrity = read_table(database, "select * from main.fct_referential_integrity")
+    assert len(integrity) >= 30
+    assert int(integrity["orphan_rows"].sum()) == 0
+    attempts = integrity.set_index(["child_model", "child_column"]).loc[
+        ("stg_platform__attempts", "challenge_id")
+    ]
+    assert attempts["parent_model"] == "stg_platform__challenges"
+    assert int(attempts["child_rows"]) > 0
