@@ -41,7 +41,7 @@ INTERNAL_COLUMNS = (
     "rejection_reason",
     "attempt_id_copies",
     "is_scored",
-    "test_result_key",
+    "attempt_score",
     "test_result_id",
     "rubric_score_id",
     "record_id",

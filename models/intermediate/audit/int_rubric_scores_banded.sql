@@ -25,10 +25,6 @@ rubric_items as (
     select * from {{ ref('stg_platform__rubric_items') }}
 ),
 
-attempts as (
-    select * from {{ ref('stg_platform__attempts') }}
-),
-
 agents as (
     select * from {{ ref('stg_platform__agents') }}
 ),
@@ -43,20 +39,18 @@ outcomes as (
         rubric_items.challenge_id,
         models.model_family,
         least(
-            cast(floor(attempts.score * {{ bands }} / 100.0) as bigint), {{ bands - 1 }}
+            cast(floor(rubric_scores.attempt_score * {{ bands }} / 100.0) as bigint), {{ bands - 1 }}
         ) as score_band,
         {# a tolerance of 1e-9 points so that 0.7 x 10 = 7 counts as earned #}
         rubric_scores.points >= {{ share }} * rubric_items.max_points - 1e-9 as is_earned
     from rubric_scores
     inner join rubric_items
         on rubric_scores.rubric_item_id = rubric_items.rubric_item_id
-    inner join attempts
-        on rubric_scores.attempt_id = attempts.attempt_id
     inner join agents
-        on attempts.agent_id = agents.agent_id
+        on rubric_scores.agent_id = agents.agent_id
     inner join models
         on agents.model_id = models.model_id
-    where attempts.score is not null
+    where rubric_scores.attempt_score is not null
 ),
 
 banded as (

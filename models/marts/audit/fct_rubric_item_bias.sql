@@ -8,10 +8,6 @@ rubric_scores as (
     select * from {{ ref('stg_platform__rubric_scores') }}
 ),
 
-attempts as (
-    select * from {{ ref('stg_platform__attempts') }}
-),
-
 dif_tested as (
     select * from {{ ref('int_rubric_item_dif_tested') }}
 ),
@@ -27,11 +23,9 @@ style_lint as (
 scores_counted as (
     select
         rubric_scores.rubric_item_id,
-        count(*) filter (where attempts.score is not null) as results,
-        count(*) filter (where attempts.score is null) as unscored_results
+        count(*) filter (where rubric_scores.attempt_score is not null) as results,
+        count(*) filter (where rubric_scores.attempt_score is null) as unscored_results
     from rubric_scores
-    inner join attempts
-        on rubric_scores.attempt_id = attempts.attempt_id
     group by rubric_scores.rubric_item_id
 ),
 

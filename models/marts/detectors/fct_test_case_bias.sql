@@ -8,10 +8,6 @@ test_results as (
     select * from {{ ref('stg_platform__test_results') }}
 ),
 
-attempts as (
-    select * from {{ ref('stg_platform__attempts') }}
-),
-
 dif_tested as (
     select * from {{ ref('int_test_case_dif_tested') }}
 ),
@@ -23,11 +19,9 @@ family_dif as (
 results_counted as (
     select
         test_results.test_case_id,
-        count(*) filter (where attempts.score is not null) as results,
-        count(*) filter (where attempts.score is null) as unscored_results
+        count(*) filter (where test_results.attempt_score is not null) as results,
+        count(*) filter (where test_results.attempt_score is null) as unscored_results
     from test_results
-    inner join attempts
-        on test_results.attempt_id = attempts.attempt_id
     group by test_results.test_case_id
 ),
 

@@ -5,7 +5,7 @@
     'agents': 'agent_id',
     'models': 'model_id',
     'test_cases': 'test_case_id',
-    'test_results': 'test_result_id',
+    'test_results': "attempt_id || '/' || test_case_id",
     'challenge_files': "coalesce(challenge_id, '') || ' / ' || coalesce(file_path, '')",
     'reference_corpus': 'document_id',
     'rubric_items': 'rubric_item_id',

@@ -9,7 +9,9 @@ renamed as (
         rubric_score_id,
         attempt_id,
         rubric_item_id,
-        points
+        points,
+        agent_id,
+        attempt_score
     from source
     where rejection_reason is null
 )

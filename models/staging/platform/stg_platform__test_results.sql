@@ -6,10 +6,12 @@ source as (
 
 renamed as (
     select
-        test_result_id,
+        attempt_id || '/' || test_case_id as test_result_id,
         attempt_id,
         test_case_id,
-        passed
+        passed,
+        agent_id,
+        attempt_score
     from source
     where rejection_reason is null
 )

@@ -3,21 +3,18 @@
     `rubric_scores` is optional: when the platform has no such table this model is empty.
     The key is (attempt_id, rubric_item_id); `rubric_score_id` spells it
     'attempt/rubric item' for listings. `points` must read as a finite number in
-    [0, max_points of the item].
+    [0, max_points of the item]. The join that finds the attempt also keeps its agent and
+    score (`agent_id`, `attempt_score`), so that no later model joins the scores to the
+    attempts again.
 #}
+{%- set raw_rubric_scores = optional_source_rows(
+    'rubric_scores',
+    {'attempt_id': 'varchar', 'rubric_item_id': 'varchar', 'points': 'double'}
+) %}
 with
 
 source as (
-    select
-        raw_rows.*,
-        {# length-prefixed, so that ('a/b', 'c') and ('a', 'b/c') stay different keys #}
-        length(cast(raw_rows.attempt_id as varchar)) || ':'
-            || cast(raw_rows.attempt_id as varchar) || '/'
-            || cast(raw_rows.rubric_item_id as varchar) as rubric_score_key
-    from {{ optional_source_rows(
-        'rubric_scores',
-        {'attempt_id': 'varchar', 'rubric_item_id': 'varchar', 'points': 'double'}
-    ) }} as raw_rows
+    select * from {{ raw_rubric_scores }}
 ),
 
 attempts as (
@@ -28,8 +25,9 @@ rubric_items as (
     select * from {{ ref('stg_platform__rubric_items') }}
 ),
 
+{# Reads the raw rows itself: a second reference to `source` would materialise it. #}
 duplicates as (
-    {{ key_duplicates('source', 'rubric_score_key', ['points']) }}
+    {{ key_duplicates(raw_rubric_scores, ['attempt_id', 'rubric_item_id'], ['points']) }}
 ),
 
 typed as (
@@ -49,6 +47,8 @@ checked as (
     select
         typed.*,
         typed.attempt_id || '/' || typed.rubric_item_id as rubric_score_id,
+        attempts.agent_id,
+        attempts.score as attempt_score,
         case
             when nullif(trim(typed.attempt_id), '') is null then 'null_attempt_id'
             when nullif(trim(typed.rubric_item_id), '') is null then 'null_rubric_item_id'
@@ -77,6 +77,8 @@ select
     attempt_id,
     rubric_item_id,
     case when rejection_reason is null then points end as points,
+    agent_id,
+    attempt_score,
     rejection_reason,
     case
         when rejection_reason is not null then

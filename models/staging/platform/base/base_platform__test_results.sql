@@ -1,22 +1,22 @@
 {#
     Every raw test result row, typed, with the first rule it breaks (NULL when clean).
     `test_results` is optional: when the platform has no such table this model is empty.
-    The key is (attempt_id, test_case_id); `test_result_id` spells it 'attempt/test case'
-    for listings. `passed` must read as a boolean (true/false, t/f, 1/0, yes/no).
+    The key is (attempt_id, test_case_id), compared column by column (no key string is
+    built for the largest raw table); stg_platform__test_results spells it
+    `test_result_id` ('attempt/test case') for listings. `passed` must read as a boolean
+    (true/false, t/f, 1/0, yes/no).
+    The join that finds the attempt also keeps its agent and score (`agent_id`,
+    `attempt_score`), so that no later model joins the results to the attempts again.
+    Not sorted: everything downstream counts rows (integers), which no row order changes.
 #}
+{%- set raw_test_results = optional_source_rows(
+    'test_results',
+    {'attempt_id': 'varchar', 'test_case_id': 'varchar', 'passed': 'boolean'}
+) %}
 with
 
 source as (
-    select
-        raw_rows.*,
-        {# length-prefixed, so that ('a/b', 'c') and ('a', 'b/c') stay different keys #}
-        length(cast(raw_rows.attempt_id as varchar)) || ':'
-            || cast(raw_rows.attempt_id as varchar) || '/'
-            || cast(raw_rows.test_case_id as varchar) as test_result_key
-    from {{ optional_source_rows(
-        'test_results',
-        {'attempt_id': 'varchar', 'test_case_id': 'varchar', 'passed': 'boolean'}
-    ) }} as raw_rows
+    select * from {{ raw_test_results }}
 ),
 
 attempts as (
@@ -27,8 +27,9 @@ test_cases as (
     select * from {{ ref('stg_platform__test_cases') }}
 ),
 
+{# Reads the raw rows itself: a second reference to `source` would materialise it. #}
 duplicates as (
-    {{ key_duplicates('source', 'test_result_key', ['passed']) }}
+    {{ key_duplicates(raw_test_results, ['attempt_id', 'test_case_id'], ['passed']) }}
 ),
 
 typed as (
@@ -47,10 +48,11 @@ typed as (
 checked as (
     select
         typed.source_row_number,
-        typed.attempt_id || '/' || typed.test_case_id as test_result_id,
         typed.attempt_id,
         typed.test_case_id,
         typed.passed,
+        attempts.agent_id,
+        attempts.score as attempt_score,
         case
             when nullif(trim(typed.attempt_id), '') is null then 'null_attempt_id'
             when nullif(trim(typed.test_case_id), '') is null then 'null_test_case_id'
@@ -73,10 +75,11 @@ checked as (
 
 select
     source_row_number,
-    test_result_id,
     attempt_id,
     test_case_id,
     passed,
+    agent_id,
+    attempt_score,
     rejection_reason,
     case
         when rejection_reason is not null then
@@ -86,5 +89,3 @@ select
             ) }}
     end as raw_record
 from checked
-{#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
-order by source_row_number
