@@ -14,7 +14,9 @@ For each relation in the schema (default `main`, where the marts land) of either
 
 Exit code 0 when every common relation agrees and none was removed, 1 otherwise (added
 relations are listed but allowed: a new mart is not a changed result). `--ignore` names
-relations to leave out (an intended difference, to be explained where it is reported).
+relations to leave out, `--ignore-column REL.COL` columns (an intended difference, to be
+explained where it is reported). The stamps of the run itself (RUN_STAMP_COLUMNS: when the
+gate validated) are left out unless `--keep-run-stamps`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ import numpy as np
 import pandas as pd
 
 FLOAT_TYPES = ("DOUBLE", "FLOAT", "REAL", "DECIMAL")
+
+#: Columns that record when a build ran, not what it computed: two builds of the same data
+#: always differ there.
+RUN_STAMP_COLUMNS = ("fct_fairness_gate_results.validated_at",)
 
 
 @dataclass
@@ -147,15 +153,26 @@ def compare_relation(
 
 
 def compare(
-    old_path: Path, new_path: Path, schema: str, tolerance: float, ignore: set[str]
+    old_path: Path,
+    new_path: Path,
+    schema: str,
+    tolerance: float,
+    ignore: set[str],
+    ignore_columns: set[str] = frozenset(),
 ) -> list[Comparison]:
-    """Compare every relation of `schema` in the two DuckDB files."""
+    """Compare every relation of `schema` in the two DuckDB files, leaving out the
+    relations in `ignore` and the columns (`relation.column`) in `ignore_columns`."""
     with (
         duckdb.connect(str(old_path), read_only=True) as old_db,
         duckdb.connect(str(new_path), read_only=True) as new_db,
     ):
-        old_relations = relations(old_db, schema)
-        new_relations = relations(new_db, schema)
+        old_relations, new_relations = (
+            {
+                relation: [c for c in columns if f"{relation}.{c[0]}" not in ignore_columns]
+                for relation, columns in relations(db, schema).items()
+            }
+            for db in (old_db, new_db)
+        )
         results = []
         for relation in sorted(set(old_relations) | set(new_relations)):
             if relation in ignore:
@@ -186,12 +203,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--schema", default="main", help="schema holding the marts")
     parser.add_argument("--tolerance", type=float, default=1e-9, help="relative float tolerance")
     parser.add_argument("--ignore", nargs="*", default=[], help="relations to leave out")
+    parser.add_argument(
+        "--ignore-column", nargs="*", default=[], help="columns (relation.column) to leave out"
+    )
+    parser.add_argument(
+        "--keep-run-stamps", action="store_true", help="compare RUN_STAMP_COLUMNS too"
+    )
     args = parser.parse_args(argv)
     for path in (args.old, args.new):
         if not path.is_file():
             print(f"compare_marts: no such DuckDB file: {path}", file=sys.stderr)
             return 2
-    results = compare(args.old, args.new, args.schema, args.tolerance, set(args.ignore))
+    ignore_columns = set(args.ignore_column)
+    if not args.keep_run_stamps:
+        ignore_columns |= set(RUN_STAMP_COLUMNS)
+    results = compare(
+        args.old, args.new, args.schema, args.tolerance, set(args.ignore), ignore_columns
+    )
+    if ignore_columns:
+        print("columns left out: " + ", ".join(sorted(ignore_columns)))
     width = max((len(r.relation) for r in results), default=10)
     for result in results:
         print(f"{result.relation:<{width}}  {result.status}")

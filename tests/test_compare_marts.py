@@ -91,3 +91,18 @@ def test_ignored_relations_are_left_out(old: Path, tmp_path: Path) -> None:
     changed = build(tmp_path / "new.duckdb", [*BASE, "delete from fct_b"])
     code, _ = run(old, changed, "--ignore", "fct_b")
     assert code == 0
+
+
+def test_ignored_columns_and_run_stamps_are_left_out(old: Path, tmp_path: Path) -> None:
+    changed = build(tmp_path / "new.duckdb", [*BASE, "update fct_b set score = 0"])
+    assert run(old, changed)[0] == 1
+    assert run(old, changed, "--ignore-column", "fct_b.score")[0] == 0
+
+    stamped = [
+        "create table fct_fairness_gate_results (check_name varchar, validated_at timestamp)",
+        "insert into fct_fairness_gate_results values ('a', now())",
+    ]
+    first = build(tmp_path / "first.duckdb", [*BASE, *stamped])
+    second = build(tmp_path / "second.duckdb", [*BASE, *stamped])
+    assert compare_marts.main([str(first), str(second)]) == 0
+    assert compare_marts.main([str(first), str(second), "--keep-run-stamps"]) == 1
