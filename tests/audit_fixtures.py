@@ -23,6 +23,7 @@ from challenge_fairness.demo import (
 AUDIT_SELECTOR = [
     "+path:models/marts/audit",
     "+path:models/intermediate/audit",
+    "+fct_detector_coverage",
     "+fct_source_row_counts",
     "+fct_rejected_rows",
 ]

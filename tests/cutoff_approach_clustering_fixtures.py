@@ -31,9 +31,7 @@ SELECTOR = [
     "+fct_approach_bias",
     "+fct_family_clustering",
     "+fct_agent_score_map",
-    "+int_api_memorization_coverage",
-    "+int_approach_bias_coverage",
-    "+int_family_clustering_coverage",
+    "+fct_detector_coverage",
 ]
 
 

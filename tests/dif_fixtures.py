@@ -233,8 +233,7 @@ SELECTION = (
     "+fct_test_case_bias",
     "+fct_test_case_family_dif",
     "+fct_string_challenge_unicode_coverage",
-    "+int_test_case_bias_coverage",
-    "+int_unicode_coverage_coverage",
+    "+fct_detector_coverage",
 )
 LARGE_SKILL_GAP = (-6.0, -3.6, -1.2, 1.2, 3.6, 6.0)  # 12 points between families
 STRING_CHALLENGES = ("ch-s03", "ch-s04", "ch-s06")

@@ -38,9 +38,7 @@ F3_SELECTION = [
     "+fct_experiment_results",
     "+fct_challenge_irt",
     "+fct_agent_irt_ability",
-    "+int_briefing_style_coverage",
-    "+int_experiment_coverage",
-    "+int_irt_coverage",
+    "+fct_detector_coverage",
 ]
 
 

@@ -371,7 +371,8 @@ def test_without_tags_or_cutoffs_the_mart_is_empty_and_coverage_says_why() -> No
     assert build["run"].success, build["run"].output
     assert read_table(build["database"], "select * from main.fct_api_memorization").empty
     coverage = read_table(
-        build["database"], "select * from intermediate.int_api_memorization_coverage"
+        build["database"],
+        "select * from main.fct_detector_coverage where detector = 'api_memorization'",
     )
     assert not coverage["is_available"].iloc[0]
     missing = coverage["missing_inputs"].iloc[0]
@@ -383,7 +384,8 @@ def test_without_tags_or_cutoffs_the_mart_is_empty_and_coverage_says_why() -> No
 def test_coverage_counts_the_analysed_attempts() -> None:
     build = built(PLANTED)
     coverage = read_table(
-        build["database"], "select * from intermediate.int_api_memorization_coverage"
+        build["database"],
+        "select * from main.fct_detector_coverage where detector = 'api_memorization'",
     ).iloc[0]
     cells = read_table(
         build["database"],

@@ -287,17 +287,18 @@ def test_without_briefing_text_the_marts_are_empty_and_coverage_says_so(tmp_path
         assert read_table(database, f"select count(*) as n from main.{mart}").n[0] == 0, mart
     coverage = read_table(
         database,
-        """select * from intermediate.int_briefing_locale_coverage
-        union all select * from intermediate.int_briefing_domain_coverage
-        union all select * from intermediate.int_rubric_item_bias_coverage
-        union all select * from intermediate.int_rubric_style_lint_coverage""",
+        """select * from main.fct_detector_coverage
+        where detector in (
+            'briefing_locale', 'briefing_domain_assumptions', 'rubric_item_bias',
+            'rubric_style_lint'
+        )""",
     ).set_index("detector")
     assert not coverage.is_available.any() and (coverage.rows_analysed == 0).all()
     assert coverage.loc["briefing_locale", "missing_inputs"] == (
         "optional source column absent: challenges.briefing_text"
     )
     assert coverage.loc["rubric_item_bias", "missing_inputs"] == (
-        "optional source table(s) absent: rubric_items, rubric_scores"
+        "optional source tables absent: rubric_items, rubric_scores"
     )
     assert coverage.loc["rubric_style_lint", "missing_inputs"] == (
         "optional source table absent: rubric_items"

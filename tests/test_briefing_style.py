@@ -335,7 +335,10 @@ def test_planted_style_effects_are_flagged_and_fair_contents_stay_quiet() -> Non
     assert not gate["success"] and gate["failing_rows"] == 2
     assert gate["failure_message"].count("family 'llama' changes by") == 2
 
-    coverage = read_table(built.database, "select * from intermediate.int_briefing_style_coverage")
+    coverage = read_table(
+        built.database,
+        "select * from main.fct_detector_coverage where detector = 'briefing_style_sensitivity'",
+    )
     assert coverage.loc[0, "is_available"] and pd.isna(coverage.loc[0, "missing_inputs"])
     assert coverage.loc[0, "rows_analysed"] > 0
 
@@ -347,7 +350,10 @@ def test_no_content_in_two_styles_builds_an_empty_mart() -> None:
     built = build("absent")
     mart = read_table(built.database, "select * from main.fct_briefing_style_sensitivity")
     assert mart.empty and "reason" in mart.columns
-    coverage = read_table(built.database, "select * from intermediate.int_briefing_style_coverage")
+    coverage = read_table(
+        built.database,
+        "select * from main.fct_detector_coverage where detector = 'briefing_style_sensitivity'",
+    )
     assert coverage.to_dict("records") == [
         {
             "detector": "briefing_style_sensitivity",

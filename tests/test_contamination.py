@@ -51,8 +51,7 @@ SELECT_MARTS = [
     "+fct_contamination_family_evidence",
     "+fct_contamination_publication_effect",
     "+fct_challenge_instance_overlap",
-    "+int_contamination_coverage",
-    "+int_instance_overlap_coverage",
+    "+fct_detector_coverage",
     "base_platform__challenge_files",
     "base_platform__reference_corpus",
 ]
@@ -61,13 +60,13 @@ SELECT_SIGNATURES = [
     "cautious",
     "--select",
     "+fct_challenge_contamination",
-    "+int_contamination_coverage",
+    "+fct_detector_coverage",
     "base_platform__challenge_files",
 ]
 COVERAGE_SQL = """
-    select * from intermediate.int_contamination_coverage
+    select * from main.fct_detector_coverage where detector = 'challenge_contamination'
     union all
-    select * from intermediate.int_instance_overlap_coverage
+    select * from main.fct_detector_coverage where detector = 'challenge_instance_overlap'
 """
 MARTS = (
     "fct_challenge_contamination",
@@ -729,9 +728,12 @@ def test_minhash_estimates_agree_with_exact_jaccard(tmp_path: Path) -> None:
 
     empty = read_table(database, "select count(*) as n from main.fct_challenge_contamination")
     assert empty.n.item() == 0
-    coverage = read_table(database, "select * from intermediate.int_contamination_coverage")
+    coverage = read_table(
+        database,
+        "select * from main.fct_detector_coverage where detector = 'challenge_contamination'",
+    )
     assert not coverage.is_available.item()
-    assert coverage.missing_inputs.item() == "missing optional table(s): reference_corpus"
+    assert coverage.missing_inputs.item() == "optional source table absent: reference_corpus"
 
 
 @pytest.mark.dbt
@@ -756,10 +758,10 @@ def test_absent_code_tables_build_empty_marts(tmp_path: Path) -> None:
     ).set_index("detector")
     assert not coverage.is_available.any()
     assert coverage.loc["challenge_contamination", "missing_inputs"] == (
-        "missing optional table(s): challenge_files, reference_corpus"
+        "optional source tables absent: challenge_files, reference_corpus"
     )
     assert coverage.loc["challenge_instance_overlap", "missing_inputs"] == (
-        "missing optional table: challenge_files"
+        "optional source table absent: challenge_files"
     )
     assert (coverage.rows_analysed == 0).all()
 

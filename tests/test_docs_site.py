@@ -106,6 +106,16 @@ DETECTOR_FOLDERS = ("detectors", "audit", "history", "remedies")  # one detector
 DETECTOR_LITERAL = re.compile(r"'(\w+)'\s+as\s+detector\b", re.IGNORECASE)
 
 
+REGISTRY_ENTRY = re.compile(r"'name':\s*'(\w+)',\s*'mart':\s*'(\w+)'")
+
+
+def _declared_detectors(static_docs: Path) -> dict[str, str]:
+    """Detector -> its mart, as declared in the macro detector_registry()."""
+    manifest = json.loads((static_docs.parent / "manifest.json").read_text(encoding="utf-8"))
+    registry = manifest["macros"]["macro.challenge_fairness.detector_registry"]["macro_sql"]
+    return dict(REGISTRY_ENTRY.findall(registry))
+
+
 def _package_models(static_docs: Path) -> dict[str, dict[str, Any]]:
     manifest = json.loads((static_docs.parent / "manifest.json").read_text(encoding="utf-8"))
     return {
@@ -150,30 +160,28 @@ def test_every_model_carries_the_tag_of_its_layer(static_docs: Path) -> None:
 
 
 def test_each_detector_models_carry_its_detector_tag(static_docs: Path) -> None:
-    """The detector tags are the detector names the models themselves report (the coverage
-    rows of fct_detector_coverage and the findings of the bias scan); each detector's coverage
-    model carries its tag, every detector has a tagged public mart, every model in a
-    detector's folder carries a detector tag, and a tagged model's intermediate parents in
-    those folders carry the same tag (so `tag:detector:<name>` shows the whole chain)."""
+    """The detector tags are the detector names the package itself reports (the detectors
+    declared in `detector_registry()`, whose rows fct_detector_coverage holds, and the
+    findings of the bias scan); each declared detector's mart carries its tag, every
+    detector has a tagged public mart, every model in a detector's folder carries a
+    detector tag, and a tagged model's intermediate parents in those folders carry the same
+    tag (so `tag:detector:<name>` shows the whole chain)."""
     models = _package_models(static_docs)
     by_name = {node["name"]: node for node in models.values()}
 
-    coverage = by_name["fct_detector_coverage"]
-    coverage_detectors: dict[str, str] = {}
-    for parent in coverage["depends_on"]["nodes"]:
-        names = set(DETECTOR_LITERAL.findall(models[parent]["raw_code"]))
-        assert len(names) == 1, (parent, names)
-        coverage_detectors[models[parent]["name"]] = names.pop()
+    declared = _declared_detectors(static_docs)
+    assert len(declared) == 16
+    coverage_detectors = {mart: detector for detector, mart in declared.items()}
     scan_detectors = set(DETECTOR_LITERAL.findall(by_name["int_bias_evidence_unioned"]["raw_code"]))
     detectors = set(coverage_detectors.values()) | scan_detectors
     assert {"family_verdict", "api_memorization", "challenge_contamination"} <= detectors
 
-    untagged_coverage = {
-        name: detector
-        for name, detector in coverage_detectors.items()
-        if detector not in _detector_tags(by_name[name])
+    untagged_marts = {
+        mart: detector
+        for mart, detector in coverage_detectors.items()
+        if detector not in _detector_tags(by_name[mart])
     }
-    assert untagged_coverage == {}
+    assert untagged_marts == {}
 
     tagged = {tag for node in models.values() for tag in _detector_tags(node)}
     assert tagged == detectors

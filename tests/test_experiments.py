@@ -239,7 +239,10 @@ def test_experiment_verdicts_on_the_fixture_platform() -> None:
     )
     assert good.discrimination_change_se < independent
 
-    coverage = read_table(built.database, "select * from intermediate.int_experiment_coverage")
+    coverage = read_table(
+        built.database,
+        "select * from main.fct_detector_coverage where detector = 'experiment_results'",
+    )
     assert coverage.loc[0, "is_available"]
     testable = results[results.verdict != "not_testable"]
     assert coverage.loc[0, "rows_analysed"] == (
@@ -254,7 +257,10 @@ def test_no_experiment_builds_an_empty_mart() -> None:
     built = build("absent")
     mart = read_table(built.database, "select * from main.fct_experiment_results")
     assert mart.empty and "verdict" in mart.columns
-    coverage = read_table(built.database, "select * from intermediate.int_experiment_coverage")
+    coverage = read_table(
+        built.database,
+        "select * from main.fct_detector_coverage where detector = 'experiment_results'",
+    )
     assert not coverage.loc[0, "is_available"]
     assert "no challenge with experiment_id and both arms" in coverage.loc[0, "missing_inputs"]
     assert coverage.loc[0, "rows_analysed"] == 0

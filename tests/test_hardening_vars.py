@@ -281,7 +281,7 @@ def test_quotes_semicolons_and_comments_in_text_vars_are_data(
             "build",
             "--select",
             "+fct_string_challenge_unicode_coverage",
-            "+int_unicode_coverage_coverage",
+            "+fct_detector_coverage",
             "+fct_briefing_locale_findings",
             "+int_bias_scan_date",
             "--indirect-selection",
@@ -297,7 +297,9 @@ def test_quotes_semicolons_and_comments_in_text_vars_are_data(
     )
     assert run.success, run.output
     assert raw_fingerprint(raw_database) == before
-    coverage = read_table(raw_database, "select * from intermediate.int_unicode_coverage_coverage")
+    coverage = read_table(
+        raw_database, "select * from main.fct_detector_coverage where detector = 'unicode_coverage'"
+    )
     assert coverage.missing_inputs[0].startswith("optional source table absent: test_cases")
     tagged = read_table(
         raw_database,

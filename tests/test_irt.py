@@ -300,7 +300,9 @@ def test_fct_challenge_irt_calibrates_the_fixture_platform() -> None:
     assert len(truth) == 36 and (truth["fit_status"] == "ok").all()
     assert np.corrcoef(truth["ability_x"], truth["ability_y"])[0, 1] > 0.9
 
-    coverage = read_table(built.database, "select * from intermediate.int_irt_coverage")
+    coverage = read_table(
+        built.database, "select * from main.fct_detector_coverage where detector = 'challenge_irt'"
+    )
     assert coverage.to_dict("records") == [
         {
             "detector": "challenge_irt",
@@ -320,7 +322,9 @@ def test_irt_without_passing_and_failing_attempts_says_so() -> None:
     assert len(irt_rows) == len(built.tables["challenges"])
     assert (irt_rows["fit_status"] == "not_estimable").all()
     assert irt_rows["discrimination"].isna().all()
-    coverage = read_table(built.database, "select * from intermediate.int_irt_coverage")
+    coverage = read_table(
+        built.database, "select * from main.fct_detector_coverage where detector = 'challenge_irt'"
+    )
     assert not coverage.loc[0, "is_available"]
     assert "every scored attempt passes" in coverage.loc[0, "missing_inputs"]
     assert coverage.loc[0, "rows_analysed"] == 0

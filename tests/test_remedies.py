@@ -147,7 +147,7 @@ SELECTOR = [
     "+fct_combination_tiers",
     "+fct_equivalent_combination_pools",
     "+fct_difficulty_adjusted_scores",
-    "+int_combination_remedies_coverage",
+    "+fct_detector_coverage",
 ]
 PLANTED_TEMPLATE = "tpl-01"
 PLANTED_COMBINATION = '{"database":"Postgres","domain":"bookings","framework":"Express"}'
@@ -463,7 +463,8 @@ def test_degenerate_templates_are_null_with_a_status(planted: dict[str, Any]) ->
     assert statuses.loc[CONSTANT_TEMPLATE, "adjustment_status"] == "no_variation"
     assert (statuses["with_score"] == 0).all()
     coverage = read_table(
-        planted["database"], "select * from intermediate.int_combination_remedies_coverage"
+        planted["database"],
+        "select * from main.fct_detector_coverage where detector = 'combination_remedies'",
     ).iloc[0]
     assert coverage["is_available"] and coverage["missing_inputs"] is None
 
@@ -479,7 +480,9 @@ def test_platform_without_templated_challenges_builds_empty_marts() -> None:
         "fct_difficulty_adjusted_scores",
     ):
         assert read_table(database, f"select count(*) as n from main.{mart}").iloc[0]["n"] == 0
-    coverage = read_table(database, "select * from intermediate.int_combination_remedies_coverage")
+    coverage = read_table(
+        database, "select * from main.fct_detector_coverage where detector = 'combination_remedies'"
+    )
     assert len(coverage) == 1
     row = coverage.iloc[0]
     assert row["detector"] == "combination_remedies"

@@ -169,7 +169,8 @@ def test_thin_test_cases_and_unscored_results(planted: dict[str, object]) -> Non
     unscored = results.merge(attempts, on="attempt_id")["score"].isna().sum()
     assert unscored > 0 and bias["unscored_results"].sum() == unscored
     coverage = read_table(
-        planted["database"], "select * from intermediate.int_test_case_bias_coverage"
+        planted["database"],
+        "select * from main.fct_detector_coverage where detector = 'test_case_bias'",
     )
     assert coverage.to_dict("records") == [
         {
@@ -199,8 +200,9 @@ def test_without_the_optional_tables_the_marts_are_empty_and_coverage_says_why(
     for mart in ("fct_test_case_bias", "fct_test_case_family_dif"):
         assert read_table(absent["database"], f"select count(*) as n from main.{mart}")["n"][0] == 0
     coverage = read_table(
-        absent["database"], "select * from intermediate.int_test_case_bias_coverage"
+        absent["database"],
+        "select * from main.fct_detector_coverage where detector = 'test_case_bias'",
     ).iloc[0]
     assert not coverage["is_available"]
-    assert coverage["missing_inputs"] == "optional source table(s) absent: test_cases, test_results"
+    assert coverage["missing_inputs"] == "optional source tables absent: test_cases, test_results"
     assert coverage["rows_analysed"] == 0

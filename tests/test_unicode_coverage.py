@@ -95,7 +95,8 @@ def test_mart_lists_what_each_string_challenge_lacks(builds_dir: Path) -> None:
     assert empty["test_inputs"] == 0 and list(empty["missing_categories"]) == CATEGORIES
     assert empty["reason"].startswith("no test cases: lacks all 5 categories")
     coverage = read_table(
-        planted["database"], "select * from intermediate.int_unicode_coverage_coverage"
+        planted["database"],
+        "select * from main.fct_detector_coverage where detector = 'unicode_coverage'",
     )
     assert coverage.to_dict("records") == [
         {
@@ -133,7 +134,8 @@ def test_without_test_cases_the_mart_is_empty_and_coverage_says_why(builds_dir: 
     absent = dif_fixtures.absent_build(builds_dir)
     assert coverage_rows(absent["database"]).empty
     coverage = read_table(
-        absent["database"], "select * from intermediate.int_unicode_coverage_coverage"
+        absent["database"],
+        "select * from main.fct_detector_coverage where detector = 'unicode_coverage'",
     ).iloc[0]
     assert not coverage["is_available"]
     assert coverage["missing_inputs"] == "optional source table absent: test_cases"
@@ -150,7 +152,7 @@ def test_without_a_tagged_challenge_coverage_says_so(builds_dir: Path, tmp_path:
             "build",
             "--select",
             "fct_string_challenge_unicode_coverage",
-            "int_unicode_coverage_coverage",
+            "fct_detector_coverage",
         ],
         database=database,
         work_dir=tmp_path,
@@ -158,6 +160,8 @@ def test_without_a_tagged_challenge_coverage_says_so(builds_dir: Path, tmp_path:
     )
     assert run.success, run.output
     assert coverage_rows(database).empty
-    coverage = read_table(database, "select * from intermediate.int_unicode_coverage_coverage")
+    coverage = read_table(
+        database, "select * from main.fct_detector_coverage where detector = 'unicode_coverage'"
+    )
     assert coverage.iloc[0]["missing_inputs"] == "no challenge tagged no-such-tag"
     assert not coverage.iloc[0]["is_available"]

@@ -28,7 +28,7 @@ from test_dbt_build import assert_frames_match
 
 pytestmark = pytest.mark.dbt
 
-HISTORY = ["+rpt_monthly_bias_report", "+int_verdict_history_coverage", "+fct_challenge_verdicts"]
+HISTORY = ["+rpt_monthly_bias_report", "+fct_detector_coverage", "+fct_challenge_verdicts"]
 ARRIVAL = pd.Timestamp("2026-04-01")
 NEVER_ATTEMPTED = "ch-s05"
 CHALLENGES = 16
@@ -384,7 +384,9 @@ def test_without_timestamps_the_history_is_empty_and_says_why(tmp_path: Path) ->
         "rpt_monthly_bias_report",
     ):
         assert read_table(database, f"select count(*) as n from main.{mart}").n[0] == 0
-    coverage = read_table(database, "select * from intermediate.int_verdict_history_coverage")
+    coverage = read_table(
+        database, "select * from main.fct_detector_coverage where detector = 'verdict_history'"
+    )
     assert coverage.to_dict("records") == [
         {
             "detector": "verdict_history",

@@ -2,38 +2,63 @@
     One row per bias detector: whether its inputs were present, what was missing, and how
     many rows it analysed. A detector whose optional inputs are absent builds an empty mart
     and says so here instead of failing the build.
+
+    Derived from the declarations in `detector_registry()` (macros/detector_registry.sql):
+    per detector, one row of measures (each a scalar aggregate over one of its models),
+    then its gaps and its rows analysed over those measures.
 #}
-{%- set coverage_models = [
-    'int_approach_bias_coverage',
-    'int_api_memorization_coverage',
-    'int_briefing_style_coverage',
-    'int_contamination_coverage',
-    'int_instance_overlap_coverage',
-    'int_experiment_coverage',
-    'int_irt_coverage',
-    'int_family_clustering_coverage',
-    'int_test_case_bias_coverage',
-    'int_unicode_coverage_coverage',
-    'int_combination_remedies_coverage',
-    'int_verdict_history_coverage',
-    'int_briefing_locale_coverage',
-    'int_briefing_domain_coverage',
-    'int_rubric_item_bias_coverage',
-    'int_rubric_style_lint_coverage',
-] %}
+{%- set detectors = challenge_fairness.detector_registry() %}
 with
 
-{% for coverage_model in coverage_models %}
-{{ coverage_model }} as (
-    select * from {{ ref(coverage_model) }}
+{% for detector in detectors %}
+{%- set missing = challenge_fairness.detector_missing_inputs(detector) %}
+{{ detector['name'] }}_measured as (
+    select
+    {%- for measure, spec in detector['measures'].items() %}
+        (
+            select {{ spec[0] }}
+            from {{ ref(spec[1]) }}
+            {%- if spec | length > 2 %}
+            where {{ spec[2] }}
+            {%- endif %}
+        ) as {{ measure }}{{ ',' if not loop.last }}
+    {%- endfor %}
+),
+
+{{ detector['name'] }}_covered as (
+    select
+        '{{ detector['name'] }}' as detector,
+        {% if missing is not none -%}
+        false as is_available,
+        {{ challenge_fairness.sql_string_literal(missing) }} as missing_inputs,
+        {%- elif detector['gaps'] -%}
+        not (
+            {%- for condition, _ in detector['gaps'] %}
+            coalesce({{ condition }}, false){{ ' or' if not loop.last }}
+            {%- endfor %}
+        ) as is_available,
+        nullif(concat_ws(
+            '; ',
+            {%- for condition, message in detector['gaps'] %}
+            case when {{ condition }} then {{ message }} end{{ ',' if not loop.last }}
+            {%- endfor %}
+        ), '') as missing_inputs,
+        {%- else -%}
+        true as is_available,
+        cast(null as varchar) as missing_inputs,
+        {%- endif %}
+        {{ detector['rows'] }} as rows_analysed
+    from {{ detector['name'] }}_measured
 ),
 
 {% endfor %}
 unioned as (
-    {% for coverage_model in coverage_models %}
-    select detector, is_available, missing_inputs, rows_analysed from {{ coverage_model }}
-    {% if not loop.last %}union all{% endif %}
-    {% endfor %}
+    {%- for detector in detectors %}
+    select * from {{ detector['name'] }}_covered
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
 )
 
 select

@@ -1,0 +1,268 @@
+{#
+    The detectors, declared once, as data: one entry per detector, read by
+    fct_detector_coverage (and by the tests that keep the exposures and the docs in step).
+
+    Each entry:
+      name      the detector's id (fct_detector_coverage.detector, tag `detector:<name>`)
+      mart      its public mart
+      requires  optional raw inputs it cannot run without: a table ('test_cases') or a
+                column ('attempts.approach'); checked when the run compiles. When one is
+                absent the detector is unavailable and `missing_inputs` names them all.
+      measures  name -> [aggregate SQL, model, optional filter]: one number (or text) per
+                detector, `select <aggregate> from <model> [where <filter>]`
+      gaps      [[condition, message SQL], ...] over the measures: each condition that
+                holds is a reason the detector could not judge anything (its message is
+                listed; make conditions exclusive where one reason implies another).
+                Checked only when every required input is present.
+      rows      SQL over the measures: the rows (attempts, results, inputs) it analysed
+
+    The detector is available when no required input is absent and no gap holds.
+    Adding a detector: add its entry here (its models, mart and gate suite are its own).
+#}
+{% macro detector_registry() %}
+{%- set unicode_tag = challenge_fairness.sql_string_literal(var('unicode_coverage_tag')) -%}
+{%- set fitted = "fit_status in ('ok', 'boundary')" -%}
+{{ return([
+    {
+        'name': 'approach_bias',
+        'mart': 'fct_approach_bias',
+        'requires': ['attempts.approach'],
+        'measures': {
+            'labelled_attempts': ['count(*)', 'stg_platform__attempt_approaches'],
+            'scored_labelled_attempts': ['coalesce(sum(scored_attempts), 0)', 'int_approach_strata_summarised'],
+        },
+        'gaps': [['labelled_attempts = 0', "'attempts.approach: no labelled attempt'"]],
+        'rows': 'scored_labelled_attempts',
+    },
+    {
+        'name': 'api_memorization',
+        'mart': 'fct_api_memorization',
+        'requires': [],
+        'measures': {
+            'tagged_rows': ['count(*)', 'int_api_challenges_tagged'],
+            'models_with_cutoff': ['count(*)', 'int_model_cutoffs_centred', 'training_cutoff is not null'],
+            'control_cells': ['count(*)', 'int_api_memorization_cells_prepared', 'is_control'],
+            'attempts_analysed': ['coalesce(sum(scored_attempts), 0)', 'int_api_memorization_cells_prepared'],
+        },
+        'gaps': [
+            ['tagged_rows = 0', "'challenges.tags: no challenge is tagged api:<name>'"],
+            ['models_with_cutoff = 0', "'models.training_cutoff: NULL for every model'"],
+            ['tagged_rows > 0 and models_with_cutoff > 0 and control_cells = 0',
+             "'no untagged (control) challenge with scored attempts by a model with a cutoff'"],
+        ],
+        'rows': 'case when tagged_rows > 0 and models_with_cutoff > 0 and control_cells > 0 then attempts_analysed else 0 end',
+    },
+    {
+        'name': 'briefing_style_sensitivity',
+        'mart': 'fct_briefing_style_sensitivity',
+        'requires': [],
+        'measures': {
+            'contents': ['count(*)', 'int_briefing_style_contents_tested'],
+            'attempts': ["coalesce(sum(case when status = 'tested' then attempts end), 0)", 'int_briefing_style_contents_tested'],
+        },
+        'gaps': [['contents = 0', "'no content offered in two briefing styles'"]],
+        'rows': 'attempts',
+    },
+    {
+        'name': 'challenge_contamination',
+        'mart': 'fct_challenge_contamination',
+        'requires': ['challenge_files', 'reference_corpus'],
+        'measures': {
+            'files': ['count(*)', 'int_code_documents_shingled',
+                      "normalisation = 'normalised' and document_kind = 'challenge_file'"],
+            'reference_documents': ['count(*)', 'int_code_documents_shingled',
+                                    "normalisation = 'normalised' and document_kind = 'reference_document'"],
+            'compared_documents': ['count(*)', 'int_code_documents_shingled',
+                                   "normalisation = 'normalised' and document_kind in ('challenge_file', 'reference_document') and is_compared"],
+        },
+        'gaps': [
+            ['files = 0 and reference_documents = 0', "'challenge_files and reference_corpus have no usable rows'"],
+            ['files = 0 and reference_documents > 0', "'challenge_files has no usable rows'"],
+            ['files > 0 and reference_documents = 0', "'reference_corpus has no usable rows'"],
+        ],
+        'rows': 'compared_documents',
+    },
+    {
+        'name': 'challenge_instance_overlap',
+        'mart': 'fct_challenge_instance_overlap',
+        'requires': ['challenge_files'],
+        'measures': {
+            'codebases': ['count(*)', 'int_code_documents_shingled',
+                          "normalisation = 'normalised' and document_kind = 'challenge_codebase'"],
+            'compared_codebases': ['count(*)', 'int_code_documents_shingled',
+                                   "normalisation = 'normalised' and document_kind = 'challenge_codebase' and is_compared"],
+        },
+        'gaps': [
+            ['codebases = 0', "'challenge_files has no usable rows'"],
+            ['codebases = 1', "'only one challenge has files'"],
+        ],
+        'rows': 'compared_codebases',
+    },
+    {
+        'name': 'experiment_results',
+        'mart': 'fct_experiment_results',
+        'requires': [],
+        'measures': {
+            'experiments': ['count(*)', 'int_experiments_tested', 'arm_a_attempts > 0 and arm_b_attempts > 0'],
+            'attempts': ['coalesce(sum(arm_a_attempts + arm_b_attempts), 0)', 'int_experiments_tested',
+                         'arm_a_attempts > 0 and arm_b_attempts > 0'],
+        },
+        'gaps': [['experiments = 0',
+                  "'no challenge with experiment_id and both arms (A and B) with scored attempts'"]],
+        'rows': 'attempts',
+    },
+    {
+        'name': 'challenge_irt',
+        'mart': 'fct_challenge_irt',
+        'requires': [],
+        'measures': {
+            'challenges': ['count(*)', 'int_irt_parameters_estimated', "entity_kind = 'challenge'"],
+            'fitted_challenges': ['count(*)', 'int_irt_parameters_estimated',
+                                  "entity_kind = 'challenge' and " ~ fitted],
+            'fitted_attempts': ['coalesce(sum(attempts), 0)', 'int_irt_parameters_estimated',
+                                "entity_kind = 'challenge' and " ~ fitted],
+            'fit_reasons': ["string_agg(distinct fit_reason, '; ' order by fit_reason)",
+                            'int_irt_parameters_estimated', "entity_kind = 'challenge'"],
+        },
+        'gaps': [
+            ['challenges = 0', "'no scored attempts'"],
+            ['challenges > 0 and fitted_challenges = 0',
+             "'no challenge could be fitted (irt_pass_score = " ~ var('irt_pass_score')
+             ~ "): ' || coalesce(fit_reasons, 'no estimable challenge')"],
+        ],
+        'rows': 'fitted_attempts',
+    },
+    {
+        'name': 'family_clustering',
+        'mart': 'fct_family_clustering',
+        'requires': [],
+        'measures': {
+            'status': ['min(status)', 'int_family_clustering_computed'],
+            'reason': ['min(reason)', 'int_family_clustering_computed'],
+            'attempts_analysed': ['coalesce(sum(case when is_included then scored_attempts end), 0)',
+                                  'int_family_clustering_computed'],
+        },
+        'gaps': [
+            ['status is null', "'no agent has scored attempts'"],
+            ["status <> 'ok'", 'reason'],
+        ],
+        'rows': "case when status = 'ok' then attempts_analysed else 0 end",
+    },
+    {
+        'name': 'test_case_bias',
+        'mart': 'fct_test_case_bias',
+        'requires': ['test_cases', 'test_results'],
+        'measures': {
+            'results': ['coalesce(sum(passes + failures), 0)', 'int_test_case_results_banded'],
+        },
+        'gaps': [],
+        'rows': 'results',
+    },
+    {
+        'name': 'unicode_coverage',
+        'mart': 'fct_string_challenge_unicode_coverage',
+        'requires': ['test_cases'],
+        'measures': {
+            'string_challenges': ['count(*)', 'stg_platform__challenges',
+                                  challenge_fairness.tags_contain('tags', unicode_tag)],
+            'test_inputs': ['coalesce(sum(test_inputs), 0)', 'fct_string_challenge_unicode_coverage'],
+        },
+        'gaps': [['string_challenges = 0', "'no challenge tagged ' || " ~ unicode_tag]],
+        'rows': 'test_inputs',
+    },
+    {
+        'name': 'combination_remedies',
+        'mart': 'fct_combination_tiers',
+        'requires': [],
+        'measures': {
+            'combinations': ['count(*)', 'int_combination_difficulties_measured'],
+            'measured_combinations': ['count(*)', 'int_combination_difficulties_measured', "status = 'measured'"],
+            'scored_attempts': ['coalesce(sum(scored_attempts), 0)', 'int_combination_difficulties_measured'],
+        },
+        'gaps': [
+            ['combinations = 0', "'challenges.variables: no templated challenge (every variables is {})'"],
+            ['combinations > 0 and measured_combinations = 0',
+             "'attempts: no template with two or more measurable combinations'"],
+        ],
+        'rows': 'scored_attempts',
+    },
+    {
+        'name': 'verdict_history',
+        'mart': 'fct_challenge_verdict_history',
+        'requires': [],
+        'measures': {
+            'clean_attempts': ['coalesce(sum(attempts), 0)', 'int_window_attempt_scores_counted'],
+            'timestamped_attempts': ['coalesce(sum(attempts), 0)', 'int_window_attempt_scores_counted',
+                                     'window_start is not null'],
+        },
+        'gaps': [
+            ['clean_attempts = 0', "'attempts: no clean attempt'"],
+            ['clean_attempts > 0 and timestamped_attempts = 0',
+             "'attempts.submitted_at: NULL on every clean attempt'"],
+        ],
+        'rows': 'timestamped_attempts',
+    },
+    {
+        'name': 'briefing_locale',
+        'mart': 'fct_briefing_locale_findings',
+        'requires': ['challenges.briefing_text'],
+        'measures': {'briefings': ['count(*)', 'stg_platform__challenge_briefings']},
+        'gaps': [],
+        'rows': 'briefings',
+    },
+    {
+        'name': 'briefing_domain_assumptions',
+        'mart': 'fct_briefing_domain_assumptions',
+        'requires': ['challenges.briefing_text'],
+        'measures': {'briefings': ['count(*)', 'stg_platform__challenge_briefings']},
+        'gaps': [],
+        'rows': 'briefings',
+    },
+    {
+        'name': 'rubric_item_bias',
+        'mart': 'fct_rubric_item_bias',
+        'requires': ['rubric_items', 'rubric_scores'],
+        'measures': {'scores': ['coalesce(sum(passes + failures), 0)', 'int_rubric_scores_banded']},
+        'gaps': [],
+        'rows': 'scores',
+    },
+    {
+        'name': 'rubric_style_lint',
+        'mart': 'fct_rubric_style_lint',
+        'requires': ['rubric_items'],
+        'measures': {'rubric_items': ['count(*)', 'stg_platform__rubric_items']},
+        'gaps': [],
+        'rows': 'rubric_items',
+    },
+]) }}
+{% endmacro %}
+
+
+{#
+    The required inputs of `detector` (an entry of detector_registry) that this run's raw
+    platform lacks, as one sentence ('optional source table absent: test_cases'), or none.
+#}
+{% macro detector_missing_inputs(detector) %}
+{%- set tables = [] -%}
+{%- set columns = [] -%}
+{%- for input in detector['requires'] -%}
+    {%- if '.' in input -%}
+        {%- set table_name, column_name = input.split('.') -%}
+        {%- if column_name not in challenge_fairness.source_column_names(table_name) -%}
+            {%- do columns.append(input) -%}
+        {%- endif -%}
+    {%- elif not challenge_fairness.source_table_exists(input) -%}
+        {%- do tables.append(input) -%}
+    {%- endif -%}
+{%- endfor -%}
+{%- set parts = [] -%}
+{%- if tables -%}
+    {%- do parts.append('optional source table' ~ ('s' if tables | length > 1 else '')
+        ~ ' absent: ' ~ (tables | join(', '))) -%}
+{%- endif -%}
+{%- if columns -%}
+    {%- do parts.append('optional source column' ~ ('s' if columns | length > 1 else '')
+        ~ ' absent: ' ~ (columns | join(', '))) -%}
+{%- endif -%}
+{{ return(parts | join('; ') if parts else none) }}
+{% endmacro %}
