@@ -42,6 +42,8 @@ INTERNAL_COLUMNS = (
     "attempt_id_copies",
     "is_scored",
     "attempt_score",
+    "score_band",
+    "results",
     "test_result_id",
     "rubric_score_id",
     "record_id",

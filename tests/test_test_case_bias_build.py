@@ -150,10 +150,12 @@ def test_bad_rows_are_rejected_with_their_reasons_and_nothing_else(
     assert Counter(map(tuple, rejected.to_numpy().tolist())) == Counter(
         planted["expected_rejections"]
     )
-    clean_results = read_table(
-        planted["database"], "select count(*) as n from staging.stg_platform__test_results"
-    )["n"][0]
-    assert clean_results == planted["tables"]["test_results"].num_rows  # type: ignore[index]
+    clean = read_table(
+        planted["database"],
+        "select count(*) as n, sum(results) as results from staging.stg_platform__test_results",
+    )
+    assert clean["results"][0] == planted["tables"]["test_results"].num_rows  # type: ignore[index]
+    assert clean["n"][0] < clean["results"][0]  # compressed: one row per test case, agent, band
 
 
 def test_thin_test_cases_and_unscored_results(planted: dict[str, object]) -> None:

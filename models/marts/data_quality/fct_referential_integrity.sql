@@ -16,7 +16,7 @@
     ('stg_platform__attempts', 'agent_id', 'stg_platform__agents', 'agent_id'),
     ('stg_platform__attempt_approaches', 'attempt_id', 'stg_platform__attempts', 'attempt_id'),
     ('stg_platform__test_cases', 'challenge_id', 'stg_platform__challenges', 'challenge_id'),
-    ('stg_platform__test_results', 'attempt_id', 'stg_platform__attempts', 'attempt_id'),
+    ('stg_platform__test_results', 'agent_id', 'stg_platform__agents', 'agent_id'),
     ('stg_platform__test_results', 'test_case_id', 'stg_platform__test_cases', 'test_case_id'),
     ('stg_platform__challenge_files', 'challenge_id', 'stg_platform__challenges', 'challenge_id'),
     ('stg_platform__challenge_briefings', 'challenge_id', 'stg_platform__challenges', 'challenge_id'),

@@ -19,8 +19,10 @@ family_dif as (
 results_counted as (
     select
         test_results.test_case_id,
-        count(*) filter (where test_results.attempt_score is not null) as results,
-        count(*) filter (where test_results.attempt_score is null) as unscored_results
+        cast(sum(test_results.results) filter (where test_results.score_band is not null) as bigint)
+            as results,
+        cast(sum(test_results.results) filter (where test_results.score_band is null) as bigint)
+            as unscored_results
     from test_results
     group by test_results.test_case_id
 ),

@@ -1,3 +1,8 @@
+{#
+    The usable test results as one fact: one row per (test case, agent, score band of the
+    attempt, passed) with the number of results (band NULL: the attempt was unscored).
+    Compressed in the one pass over the raw table (base_platform__test_results).
+#}
 with
 
 source as (
@@ -6,12 +11,11 @@ source as (
 
 renamed as (
     select
-        attempt_id || '/' || test_case_id as test_result_id,
-        attempt_id,
         test_case_id,
-        passed,
         agent_id,
-        attempt_score
+        score_band,
+        passed,
+        results
     from source
     where rejection_reason is null
 )

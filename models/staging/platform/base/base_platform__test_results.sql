@@ -1,14 +1,26 @@
 {#
-    Every raw test result row, typed, with the first rule it breaks (NULL when clean).
+    The raw test results in one pass, validated and compressed: each raw row is typed and
+    checked against the first rule it breaks, then
+    - a rejected row is kept as it is (its source_row_number, attempt_id, raw_record and
+      rejection_reason; `results` = 1), and
+    - the clean rows are counted per (test case, agent, score band of the attempt, passed):
+      `results` rows each, source_row_number and attempt_id NULL.
+    So the largest raw table is read once and never copied row by row: its clean rows
+    become one fact every test-case detector reads (stg_platform__test_results).
     `test_results` is optional: when the platform has no such table this model is empty.
+
     The key is (attempt_id, test_case_id), compared column by column (no key string is
-    built for the largest raw table); stg_platform__test_results spells it
-    `test_result_id` ('attempt/test case') for listings. `passed` must read as a boolean
-    (true/false, t/f, 1/0, yes/no).
-    The join that finds the attempt also keeps its agent and score (`agent_id`,
-    `attempt_score`), so that no later model joins the results to the attempts again.
-    Not sorted: everything downstream counts rows (integers), which no row order changes.
+    built). `passed` must read as a boolean (true/false, t/f, 1/0, yes/no). The join that
+    finds the attempt also gives its agent and score: band b of B = `dif_score_bands`
+    equal-width bands holds scores in [100 b / B, 100 (b + 1) / B), 100 in the top band;
+    the band is NULL for a result of an unscored attempt (it takes no part in the DIF).
+    Rows conserved: raw rows = sum(results) over clean and rejected rows (fct_source_row_counts).
 #}
+{%- set bands = challenge_fairness.validated_var('dif_score_bands') %}
+{%- if bands is not number or bands < 1 or bands != bands | int %}
+    {{ exceptions.raise_compiler_error(
+        "var dif_score_bands must be a whole number >= 1, got " ~ bands) }}
+{%- endif %}
 {%- set raw_test_results = optional_source_rows(
     'test_results',
     {'attempt_id': 'varchar', 'test_case_id': 'varchar', 'passed': 'boolean'}
@@ -52,7 +64,12 @@ checked as (
         typed.test_case_id,
         typed.passed,
         attempts.agent_id,
-        attempts.score as attempt_score,
+        {# least() skips NULLs in DuckDB: an unscored attempt is tested explicitly #}
+        case
+            when attempts.score is not null then least(
+                cast(floor(attempts.score * {{ bands }} / 100.0) as bigint), {{ bands - 1 }}
+            )
+        end as score_band,
         case
             when nullif(trim(typed.attempt_id), '') is null then 'null_attempt_id'
             when nullif(trim(typed.test_case_id), '') is null then 'null_test_case_id'
@@ -71,21 +88,48 @@ checked as (
         on typed.attempt_id = attempts.attempt_id
     left join test_cases
         on typed.test_case_id = test_cases.test_case_id
+),
+
+{# A rejected row keeps its identity; clean rows keep only what the detectors count by. #}
+keyed as (
+    select
+        case when rejection_reason is not null then source_row_number end as source_row_number,
+        case when rejection_reason is not null then attempt_id end as attempt_id,
+        test_case_id,
+        case when rejection_reason is null then agent_id end as agent_id,
+        case when rejection_reason is null then score_band end as score_band,
+        passed,
+        rejection_reason,
+        case
+            when rejection_reason is not null then
+                {{ record_to_json(
+                    {'attempt_id': 'attempt_id', 'test_case_id': 'test_case_id', 'passed': 'raw_passed'},
+                    'checked'
+                ) }}
+        end as raw_record
+    from checked
+),
+
+compressed as (
+    select
+        source_row_number,
+        attempt_id,
+        test_case_id,
+        agent_id,
+        score_band,
+        passed,
+        rejection_reason,
+        any_value(raw_record) as raw_record,
+        count(*) as results
+    from keyed
+    group by
+        source_row_number,
+        attempt_id,
+        test_case_id,
+        agent_id,
+        score_band,
+        passed,
+        rejection_reason
 )
 
-select
-    source_row_number,
-    attempt_id,
-    test_case_id,
-    passed,
-    agent_id,
-    attempt_score,
-    rejection_reason,
-    case
-        when rejection_reason is not null then
-            {{ record_to_json(
-                {'attempt_id': 'attempt_id', 'test_case_id': 'test_case_id', 'passed': 'raw_passed'},
-                'checked'
-            ) }}
-    end as raw_record
-from checked
+select * from compressed
