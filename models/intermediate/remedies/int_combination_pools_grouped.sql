@@ -125,9 +125,11 @@ recommended as (
         *,
         case
             when is_pool_equivalent then
+                {# centres equal to 1e-9 tie (two pools symmetric about the template
+                   mean are common), so the last bits of a float sum never decide #}
                 dense_rank() over (
                     partition by template_id, is_pool_equivalent
-                    order by pool_size desc, abs(pool_centre), pool_number
+                    order by pool_size desc, round(abs(pool_centre), 9), pool_number
                 )
         end as equivalent_pool_rank
     from pools_decided
