@@ -11,9 +11,20 @@
 #}
 with
 
+agent_cells as (
+    select * from {{ ref('int_agent_challenge_scores_summarised') }}
+),
+
+contamination as (
+    select * from {{ ref('fct_challenge_contamination') }}
+    where is_flagged and first_published_at is not null
+),
+
+{# Only the attempts of flagged challenges are read at attempt grain (none on most platforms). #}
 attempts as (
     select * from {{ ref('stg_platform__attempts') }}
     where is_scored
+        and challenge_id in (select challenge_id from contamination)
 ),
 
 agents as (
@@ -22,11 +33,6 @@ agents as (
 
 models as (
     select * from {{ ref('stg_platform__models') }}
-),
-
-contamination as (
-    select * from {{ ref('fct_challenge_contamination') }}
-    where is_flagged and first_published_at is not null
 ),
 
 attempts_modelled as (
@@ -44,24 +50,27 @@ attempts_modelled as (
         on agents.model_id = models.model_id
 ),
 
+{# The abilities come from the (challenge, agent) score sums, not from the attempts. #}
 challenge_means as (
     select
         challenge_id,
-        avg(score) as challenge_mean
-    from attempts_modelled
+        sum(score_sum) / sum(scored_attempts) as challenge_mean
+    from agent_cells
     group by challenge_id
 ),
 
 model_cells as (
     select
-        attempts_modelled.model_id,
-        attempts_modelled.challenge_id,
-        count(*) as attempts,
-        sum(attempts_modelled.score - challenge_means.challenge_mean) as residual_sum
-    from attempts_modelled
+        agent_cells.model_id,
+        agent_cells.challenge_id,
+        sum(agent_cells.scored_attempts) as attempts,
+        sum(agent_cells.score_sum)
+            - sum(agent_cells.scored_attempts) * any_value(challenge_means.challenge_mean)
+            as residual_sum
+    from agent_cells
     inner join challenge_means
-        on attempts_modelled.challenge_id = challenge_means.challenge_id
-    group by attempts_modelled.model_id, attempts_modelled.challenge_id
+        on agent_cells.challenge_id = challenge_means.challenge_id
+    group by agent_cells.model_id, agent_cells.challenge_id
 ),
 
 model_totals as (
