@@ -13,6 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 from challenge_fairness.demo import PlatformSpec, generate_platform, write_parquet
 from conftest import read_table, run_dbt
@@ -96,32 +97,34 @@ def test_the_check_reports_a_two_parent_test(manifest: dict[str, Any]) -> None:
     )
 
 
-def test_verdict_subgraph_builds_on_a_fresh_database(tmp_path: Path) -> None:
-    platform = generate_platform(PlatformSpec(seed=23, n_attempts=4_000))
-    write_parquet(platform, str(tmp_path / "raw"))
+def build_subgraph(tmp_path: Path, selector: str, spec: PlatformSpec) -> Path:
+    """`dbt build --select <selector>` on a fresh database of a generated platform."""
+    write_parquet(generate_platform(spec), str(tmp_path / "raw"))
     database = tmp_path / "fresh.duckdb"
     run = run_dbt(
-        ["build", "--select", "+fct_challenge_verdicts"],
-        database=database,
-        work_dir=tmp_path,
-        dbt_vars={"raw_parquet_dir": str(tmp_path / "raw")},
-    )
-    assert run.success, run.output
-    verdicts = read_table(database, "select count(*) as n from main.fct_challenge_verdicts")
-    assert int(verdicts["n"].iloc[0]) > 0
-
-
-def test_referential_integrity_covers_the_models_and_finds_no_orphans(tmp_path: Path) -> None:
-    platform = generate_platform(PlatformSpec(seed=29, n_attempts=4_000, detector_plants=True))
-    write_parquet(platform, str(tmp_path / "raw"))
-    database = tmp_path / "integrity.duckdb"
-    run = run_dbt(
-        ["build", "--select", "+fct_referential_integrity"],
+        ["build", "--select", selector],
         database=database,
         work_dir=tmp_path,
         dbt_vars={"raw_parquet_dir": str(tmp_path / "raw"), "fairness_gate_severity": "warn"},
     )
     assert run.success, run.output
+    return database
+
+
+def test_verdict_subgraph_builds_on_a_fresh_database(tmp_path: Path) -> None:
+    database = build_subgraph(
+        tmp_path, "+fct_challenge_verdicts", PlatformSpec(seed=23, n_attempts=4_000)
+    )
+    verdicts = read_table(database, "select count(*) as n from main.fct_challenge_verdicts")
+    assert int(verdicts["n"].iloc[0]) > 0
+
+
+def test_referential_integrity_covers_the_models_and_catches_an_orphan(tmp_path: Path) -> None:
+    database = build_subgraph(
+        tmp_path,
+        "+fct_referential_integrity",
+        PlatformSpec(seed=29, n_attempts=4_000, detector_plants=True),
+    )
     integrity = read_table(database, "select * from main.fct_referential_integrity")
     assert len(integrity) >= 30
     assert int(integrity["orphan_rows"].sum()) == 0
@@ -130,3 +133,23 @@ def test_referential_integrity_covers_the_models_and_finds_no_orphans(tmp_path: 
     ]
     assert attempts["parent_model"] == "stg_platform__challenges"
     assert int(attempts["child_rows"]) > 0
+
+    # a challenge vanishes from staging after its attempts were staged: the check fails
+    with duckdb.connect(str(database)) as connection:
+        [(removed,)] = connection.execute(
+            "delete from staging.base_platform__challenges where challenge_id ="
+            " (select min(challenge_id) from staging.stg_platform__attempts)"
+            " returning challenge_id"
+        ).fetchall()
+    run = run_dbt(
+        ["build", "--select", "fct_referential_integrity"],
+        database=database,
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(tmp_path / "raw")},
+    )
+    assert not run.success
+    assert any("referential_integrity_has_no_orphans" in m for m in run.messages), run.messages
+    orphans = read_table(
+        database, "select * from main.fct_referential_integrity where orphan_rows > 0"
+    ).set_index(["child_model", "child_column"])
+    assert orphans.loc[("stg_platform__attempts", "challenge_id"), "first_orphan_value"] == removed
