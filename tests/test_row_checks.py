@@ -68,7 +68,7 @@ def write_probe(project: Path) -> None:
     (project / "dbt_project.yml").write_text(
         textwrap.dedent(
             """\
-            name: row_checks_probe
+            name: challenge_fairness  # the macros call each other as challenge_fairness.<macro>
             version: "1.0.0"
             profile: row_checks_probe
             macro-paths: [macros]

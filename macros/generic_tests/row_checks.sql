@@ -78,12 +78,12 @@ repeated_key_{{ loop.index }} as (
 {%- endfor %}
 assertions as (
 {%- for name, condition in row_conditions %}
-    select {{ sql_string_literal(name) }} as check_name, check_{{ loop.index }} as failing_rows
+    select {{ challenge_fairness.sql_string_literal(name) }} as check_name, check_{{ loop.index }} as failing_rows
     from row_failures
     {{- '\n    union all' if not loop.last or unique_keys }}
 {%- endfor %}
 {%- for key in unique_keys %}
-    select {{ sql_string_literal('unique(' ~ (key | join(', ')) ~ ')') }} as check_name,
+    select {{ challenge_fairness.sql_string_literal('unique(' ~ (key | join(', ')) ~ ')') }} as check_name,
         repeated_values as failing_rows
     from repeated_key_{{ loop.index }}
     {{- '\n    union all' if not loop.last }}

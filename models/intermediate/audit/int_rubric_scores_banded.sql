@@ -5,12 +5,7 @@
     B = `dif_score_bands` holds attempt scores in [100 b / B, 100 (b + 1) / B), 100 in the
     top band. Scores of unscored attempts cannot be matched and are left out.
 #}
-{%- set bands = challenge_fairness.validated_var('dif_score_bands') %}
 {%- set share = var('rubric_earned_share') %}
-{%- if bands is not number or bands < 1 or bands != bands | int %}
-    {{ exceptions.raise_compiler_error(
-        "var dif_score_bands must be a whole number >= 1, got " ~ bands) }}
-{%- endif %}
 {%- if share is not number or share <= 0 or share > 1 %}
     {{ exceptions.raise_compiler_error(
         "var rubric_earned_share must be a number in (0, 1], got " ~ share) }}
@@ -38,9 +33,7 @@ outcomes as (
         rubric_scores.rubric_item_id,
         rubric_items.challenge_id,
         models.model_family,
-        least(
-            cast(floor(rubric_scores.attempt_score * {{ bands }} / 100.0) as bigint), {{ bands - 1 }}
-        ) as score_band,
+        {{ challenge_fairness.dif_score_band('rubric_scores.attempt_score') }} as score_band,
         {# a tolerance of 1e-9 points so that 0.7 x 10 = 7 counts as earned #}
         rubric_scores.points >= {{ share }} * rubric_items.max_points - 1e-9 as is_earned
     from rubric_scores

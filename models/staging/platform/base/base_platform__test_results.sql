@@ -11,16 +11,10 @@
 
     The key is (attempt_id, test_case_id), compared column by column (no key string is
     built). `passed` must read as a boolean (true/false, t/f, 1/0, yes/no). The join that
-    finds the attempt also gives its agent and score: band b of B = `dif_score_bands`
-    equal-width bands holds scores in [100 b / B, 100 (b + 1) / B), 100 in the top band;
-    the band is NULL for a result of an unscored attempt (it takes no part in the DIF).
+    finds the attempt also gives its agent and score band (macro dif_score_band); the band
+    is NULL for a result of an unscored attempt (it takes no part in the DIF).
     Rows conserved: raw rows = sum(results) over clean and rejected rows (fct_source_row_counts).
 #}
-{%- set bands = challenge_fairness.validated_var('dif_score_bands') %}
-{%- if bands is not number or bands < 1 or bands != bands | int %}
-    {{ exceptions.raise_compiler_error(
-        "var dif_score_bands must be a whole number >= 1, got " ~ bands) }}
-{%- endif %}
 {%- set raw_test_results = optional_source_rows(
     'test_results',
     {'attempt_id': 'varchar', 'test_case_id': 'varchar', 'passed': 'boolean'}
@@ -64,12 +58,7 @@ checked as (
         typed.test_case_id,
         typed.passed,
         attempts.agent_id,
-        {# least() skips NULLs in DuckDB: an unscored attempt is tested explicitly #}
-        case
-            when attempts.score is not null then least(
-                cast(floor(attempts.score * {{ bands }} / 100.0) as bigint), {{ bands - 1 }}
-            )
-        end as score_band,
+        {{ challenge_fairness.dif_score_band('attempts.score') }} as score_band,
         case
             when nullif(trim(typed.attempt_id), '') is null then 'null_attempt_id'
             when nullif(trim(typed.test_case_id), '') is null then 'null_test_case_id'
