@@ -191,9 +191,10 @@
         'mart': 'fct_challenge_verdict_history',
         'requires': [],
         'measures': {
-            'clean_attempts': ['coalesce(sum(attempts), 0)', 'int_window_attempt_scores_counted'],
-            'timestamped_attempts': ['coalesce(sum(attempts), 0)', 'int_window_attempt_scores_counted',
-                                     'window_start is not null'],
+            'clean_attempts': ['coalesce(sum(attempts), 0)', 'int_attempt_scores_counted',
+                               "verdict_window = 'all'"],
+            'timestamped_attempts': ['coalesce(sum(attempts), 0)', 'int_attempt_scores_counted',
+                                     "verdict_window <> 'all'"],
         },
         'gaps': [
             ['clean_attempts = 0', "'attempts: no clean attempt'"],

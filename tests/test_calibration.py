@@ -243,22 +243,21 @@ def test_thin_monthly_windows_flag_no_more_than_alpha(tmp_path: Path) -> None:
         for seed in range(THIN_WINDOW_PLATFORMS)
     ]
     tables, _ = combine_platforms([generate_platform(spec) for spec in specs])
-    database = build_tables(
-        tables, tmp_path, ["+int_window_family_effects_flagged", "+int_window_challenges_tested"]
-    )
+    database = build_tables(tables, tmp_path, ["+int_family_effects_flagged"])
     windows = read_table(
         database,
         """
         select
             split_part(tested.challenge_id, '-', 1) as platform,
-            tested.window_start,
+            tested.verdict_window,
             count(*) filter (where tested.eligibility = 'tested') as judged,
             count(distinct flagged.challenge_id) as flagged
-        from intermediate.int_window_challenges_tested as tested
-        left join intermediate.int_window_family_effects_flagged as flagged
+        from intermediate.int_challenges_tested as tested
+        left join intermediate.int_family_effects_flagged as flagged
             on tested.challenge_id = flagged.challenge_id
-            and tested.window_start = flagged.window_start
+            and tested.verdict_window = flagged.verdict_window
             and flagged.is_flagged
+        where tested.verdict_window <> 'all'
         group by 1, 2
         """,
     )

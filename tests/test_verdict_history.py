@@ -127,8 +127,8 @@ def test_every_window_equals_the_reference_on_its_own_attempts(monthly) -> None:
     assert [str(w) for w in windows.window_start.astype(str)] == MONTHS
     effects = read_table(
         monthly["database"],
-        "select * from intermediate.int_window_family_effects_flagged"
-        " where adjusted_deviation is not null",
+        "select *, verdict_window as window_start from intermediate.int_family_effects_flagged"
+        " where verdict_window <> 'all' and adjusted_deviation is not null",
     ).assign(window_start=lambda f: f.window_start.astype(str))
     columns = ["adjusted_deviation", "standard_error", "degrees_of_freedom", "t_statistic"]
     columns += ["p_value", "p_value_sidak", "ci_low", "ci_high", "is_significant", "is_flagged"]
@@ -212,7 +212,9 @@ def test_fixes_and_drifts_name_the_family_whose_bias_changed(monthly) -> None:
     database = monthly["database"]
     rows = history(database).set_index(["challenge_id", "window_start"])
     effects = read_table(
-        database, "select * from intermediate.int_window_family_effects_flagged"
+        database,
+        "select *, verdict_window as window_start from intermediate.int_family_effects_flagged"
+        " where verdict_window <> 'all'",
     ).assign(window_start=lambda f: f.window_start.astype(str))
     effect = effects.set_index(["challenge_id", "model_family", "window_start"]).adjusted_deviation
 
@@ -340,9 +342,7 @@ def test_quarter_windows(tmp_path: Path) -> None:
 def test_week_windows_start_on_mondays(tmp_path: Path) -> None:
     tables = history_platform()
     tables["attempts"] = tables["attempts"][tables["attempts"].submitted_at < "2026-01-20"]
-    database = build(
-        tmp_path, tables, ["+int_window_challenges_tested"], verdict_history_window="week"
-    )
+    database = build(tmp_path, tables, ["+int_challenges_tested"], verdict_history_window="week")
     windows = read_table(
         database, "select * from intermediate.int_verdict_windows_spined order by window_start"
     )
@@ -363,7 +363,7 @@ def test_week_windows_start_on_mondays(tmp_path: Path) -> None:
 
 def test_unknown_window_is_a_compile_error(tmp_path: Path) -> None:
     run = run_dbt(
-        ["compile", "--select", "int_window_attempt_scores_counted"],
+        ["compile", "--select", "int_attempt_scores_counted"],
         database=tmp_path / "bad.duckdb",
         work_dir=tmp_path,
         dbt_vars={"verdict_history_window": "fortnight"},

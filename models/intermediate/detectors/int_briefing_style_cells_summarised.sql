@@ -13,6 +13,7 @@ challenges as (
 
 family_summaries as (
     select * from {{ ref('int_challenge_families_summarised') }}
+    where verdict_window = 'all'
 ),
 
 styled_challenges as (

@@ -11,6 +11,7 @@ challenges as (
 
 score_counts as (
     select * from {{ ref('int_attempt_scores_counted') }}
+    where verdict_window = 'all'
 ),
 
 experiment_challenges as (

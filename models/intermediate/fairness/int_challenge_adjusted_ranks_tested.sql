@@ -7,12 +7,14 @@ with
 
 score_counts as (
     select * from {{ ref('int_attempt_scores_counted') }}
-    where score is not null
+    where verdict_window = 'all'
+        and score is not null
 ),
 
 abilities as (
     select * from {{ ref('int_family_abilities_estimated') }}
-    where ability is not null
+    where verdict_window = 'all'
+        and ability is not null
 ),
 
 adjusted_lists as (

@@ -1,8 +1,8 @@
 {#
-    One row per (challenge, model family) with at least one clean attempt: scored and
-    unscored counts, mean and sample variance (ddof=1) of the scores, computed two-pass
-    from the compressed counts (macro fairness_families_summarised, shared with the
-    verdict history).
+    One row per (verdict window, challenge, model family) with at least one clean attempt
+    in the window ('all' = every attempt): scored and unscored counts, mean and sample
+    variance (ddof=1) of the scores, computed two-pass from the compressed counts (macro
+    fairness_families_summarised).
 #}
 with
 
@@ -11,7 +11,7 @@ score_counts as (
 ),
 
 summarised as (
-    {{ fairness_families_summarised('score_counts') }}
+    {{ fairness_families_summarised('score_counts', ['verdict_window']) }}
 )
 
 select * from summarised

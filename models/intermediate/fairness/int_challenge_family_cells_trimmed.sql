@@ -1,8 +1,8 @@
 {#
-    One row per (challenge, model family) with scored attempts: the Yuen trimmed mean of
-    the family's scores on the challenge and the squared standard error of that mean
-    (scipy, through the cf_trimmed_cell UDF). Trimming keeps crashed attempts near 0 from
-    dominating a cell. Macro fairness_family_cells_trimmed, shared with the history.
+    One row per (verdict window, challenge, model family) with scored attempts in the
+    window: the Yuen trimmed mean of the family's scores on the challenge and the squared
+    standard error of that mean (scipy, through the cf_trimmed_cell UDF). Trimming keeps
+    crashed attempts near 0 from dominating a cell. Macro fairness_family_cells_trimmed.
 #}
 with
 
@@ -11,7 +11,7 @@ score_counts as (
 ),
 
 trimmed as (
-    {{ fairness_family_cells_trimmed('score_counts') }}
+    {{ fairness_family_cells_trimmed('score_counts', ['verdict_window']) }}
 )
 
 select * from trimmed

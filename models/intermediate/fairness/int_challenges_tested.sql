@@ -1,14 +1,19 @@
 {#
-    One row per clean challenge: whether it can be judged (eligibility), and for those that
-    can, the max-t test across its families (the smallest Sidak-adjusted p) with
-    Benjamini-Hochberg q-values across all judged challenges, and the Benjamini-Bogomolov
-    `selection_p_cutoff` (macros/fairness/fairness_challenges_tested.sql, shared with the
-    verdict history).
+    One row per (verdict window, clean challenge), for the window 'all' and every window of
+    the history: whether the challenge can be judged on the window's attempts
+    (eligibility), and for those that can, the max-t test across its families (the
+    smallest Sidak-adjusted p) with Benjamini-Hochberg q-values across the window's judged
+    challenges, and the Benjamini-Bogomolov `selection_p_cutoff`
+    (macros/fairness/fairness_challenges_tested.sql).
 #}
 with
 
 challenges as (
     select * from {{ ref('stg_platform__challenges') }}
+),
+
+windows as (
+    select * from {{ ref('int_verdict_windows_spined') }}
 ),
 
 family_summaries as (
@@ -23,8 +28,24 @@ effects as (
     select * from {{ ref('int_family_effects_adjusted') }}
 ),
 
+verdict_windows as (
+    select 'all' as verdict_window
+    union all
+    select verdict_window from windows
+),
+
+challenge_windows as (
+    select
+        verdict_windows.verdict_window,
+        challenges.challenge_id
+    from challenges
+    cross join verdict_windows
+),
+
 tested as (
-    {{ fairness_challenges_tested('challenges', 'family_summaries', 'abilities', 'effects') }}
+    {{ fairness_challenges_tested(
+        'challenge_windows', 'family_summaries', 'abilities', 'effects', ['verdict_window']
+    ) }}
 )
 
 select * from tested

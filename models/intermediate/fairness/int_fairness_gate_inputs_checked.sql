@@ -33,6 +33,7 @@ rejected_rows as (
 
 challenges_tested as (
     select * from {{ ref('int_challenges_tested') }}
+    where verdict_window = 'all'
 ),
 
 reasons_counted as (

@@ -1,8 +1,8 @@
 {#
-    One row per (challenge, model family) cell: the family's ability estimated from its
-    results on the OTHER challenges (leave-this-challenge-out), net of challenge
-    difficulty. The fit is documented in macros/fairness/fairness_family_abilities_estimated.sql
-    (shared with the verdict history, which fits it within each window).
+    One row per (verdict window, challenge, model family) cell: the family's ability
+    estimated from its results on the OTHER challenges of the same window
+    (leave-this-challenge-out), net of challenge difficulty. The fit is documented in
+    macros/fairness/fairness_family_abilities_estimated.sql.
 #}
 with
 
@@ -11,7 +11,7 @@ cells as (
 ),
 
 estimated as (
-    {{ fairness_family_abilities_estimated('cells') }}
+    {{ fairness_family_abilities_estimated('cells', ['verdict_window']) }}
 )
 
 select * from estimated

@@ -1,8 +1,8 @@
 {#
-    One row per (challenge, model family) cell: the ability-adjusted family effect against
-    the other families, with its Welch t test and Sidak-adjusted p (a max-t test over the
-    challenge's K contrasts). Definition in macros/fairness/fairness_family_effects_adjusted.sql
-    (shared with the verdict history).
+    One row per testable (verdict window, challenge, model family) cell: the
+    ability-adjusted family effect against the other families, with its Welch t test and
+    Sidak-adjusted p (a max-t test over the challenge's K contrasts). Definition in
+    macros/fairness/fairness_family_effects_adjusted.sql.
 #}
 with
 
@@ -15,7 +15,7 @@ abilities as (
 ),
 
 adjusted as (
-    {{ fairness_family_effects_adjusted('cells', 'abilities') }}
+    {{ fairness_family_effects_adjusted('cells', 'abilities', ['verdict_window']) }}
 )
 
 select * from adjusted

@@ -25,10 +25,12 @@ challenges as (
 
 abilities as (
     select * from {{ ref('int_family_abilities_estimated') }}
+    where verdict_window = 'all'
 ),
 
 cells as (
     select * from {{ ref('int_challenge_family_cells_trimmed') }}
+    where verdict_window = 'all'
 ),
 
 templated_challenges as (

@@ -6,10 +6,6 @@
 #}
 with
 
-challenges as (
-    select * from {{ ref('stg_platform__challenges') }}
-),
-
 cells as (
     select * from {{ ref('int_challenge_family_cells_trimmed') }}
 ),
@@ -23,48 +19,20 @@ challenges_tested as (
 ),
 
 verdicts as (
-    select * from {{ ref('fct_challenge_verdicts') }}
+    select * from {{ ref('int_challenge_verdicts_decided') }}
 ),
 
-window_cells as (
-    select * from {{ ref('int_window_challenge_family_cells_trimmed') }}
-),
-
-window_abilities as (
-    select * from {{ ref('int_window_family_abilities_estimated') }}
-),
-
-window_challenges_tested as (
-    select * from {{ ref('int_window_challenges_tested') }}
-),
-
-window_family_effects as (
-    select * from {{ ref('int_window_family_effects_flagged') }}
-),
-
-window_verdicts as (
-    {{ fairness_challenge_verdicts(
-        'challenges', 'window_challenges_tested', 'window_family_effects', ['window_start']
-    ) }}
-),
-
-all_time_needed as (
-    {{ fairness_attempts_needed('cells', 'abilities', 'challenges_tested', 'verdicts') }}
-),
-
-window_needed as (
+needed as (
     {{ fairness_attempts_needed(
-        'window_cells', 'window_abilities', 'window_challenges_tested', 'window_verdicts',
-        ['window_start']
+        'cells', 'abilities', 'challenges_tested', 'verdicts', ['verdict_window']
     ) }}
 ),
 
-unioned as (
-    select 'all' as verdict_window, cast(null as date) as window_start, *
-    from all_time_needed
-    union all
-    select cast(window_start as varchar) as verdict_window, *
-    from window_needed
+windowed as (
+    select
+        *,
+        case when verdict_window <> 'all' then cast(verdict_window as date) end as window_start
+    from needed
 ),
 
 described as (
@@ -82,7 +50,7 @@ described as (
                     || cast(family_attempts_in_challenge_plan as bigint)
                     || ' more from it as part of the challenge plan'
         end as recommendation
-    from unioned
+    from windowed
 )
 
 select

@@ -1,15 +1,13 @@
 with
 
-challenges as (
-    select * from {{ ref('stg_platform__challenges') }}
-),
-
 challenges_tested as (
     select * from {{ ref('int_challenges_tested') }}
+    where verdict_window = 'all'
 ),
 
-family_effects as (
-    select * from {{ ref('fct_family_adjusted_effects') }}
+verdict_rules as (
+    select * from {{ ref('int_challenge_verdicts_decided') }}
+    where verdict_window = 'all'
 ),
 
 adjusted_ranks as (
@@ -26,10 +24,6 @@ raw_kruskal_wallis as (
 
 raw_effect_sizes as (
     select * from {{ ref('fct_family_effect_sizes') }}
-),
-
-verdict_rules as (
-    {{ fairness_challenge_verdicts('challenges', 'challenges_tested', 'family_effects') }}
 ),
 
 adjusted_rank_q_values as (

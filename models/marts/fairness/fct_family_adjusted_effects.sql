@@ -1,33 +1,12 @@
 with
 
-family_summaries as (
-    select * from {{ ref('int_challenge_families_summarised') }}
+flagged as (
+    select * from {{ ref('int_family_effects_flagged') }}
+    where verdict_window = 'all'
 ),
 
 raw_deviations as (
     select * from {{ ref('fct_family_deviation') }}
-),
-
-cells as (
-    select * from {{ ref('int_challenge_family_cells_trimmed') }}
-),
-
-abilities as (
-    select * from {{ ref('int_family_abilities_estimated') }}
-),
-
-effects as (
-    select * from {{ ref('int_family_effects_adjusted') }}
-),
-
-challenges_tested as (
-    select * from {{ ref('int_challenges_tested') }}
-),
-
-flagged as (
-    {{ fairness_family_effects_flagged(
-        'family_summaries', 'cells', 'abilities', 'effects', 'challenges_tested'
-    ) }}
 ),
 
 with_raw_deviations as (

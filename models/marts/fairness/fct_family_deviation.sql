@@ -2,6 +2,7 @@ with
 
 family_summaries as (
     select * from {{ ref('int_challenge_families_summarised') }}
+    where verdict_window = 'all'
 ),
 
 scored_families as (

@@ -2,7 +2,8 @@ with
 
 family_summaries as (
     select * from {{ ref('int_challenge_families_summarised') }}
-    where scored_attempts > 0
+    where verdict_window = 'all'
+        and scored_attempts > 0
 ),
 
 pairs as (

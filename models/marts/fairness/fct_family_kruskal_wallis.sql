@@ -6,7 +6,8 @@ challenges as (
 
 score_counts as (
     select * from {{ ref('int_attempt_scores_counted') }}
-    where score is not null
+    where verdict_window = 'all'
+        and score is not null
 ),
 
 score_lists as (

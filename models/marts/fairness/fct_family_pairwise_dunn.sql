@@ -6,6 +6,7 @@ adjusted_ranks as (
 
 challenges_tested as (
     select * from {{ ref('int_challenges_tested') }}
+    where verdict_window = 'all'
 ),
 
 pairs as (

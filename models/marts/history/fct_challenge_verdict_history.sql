@@ -1,30 +1,33 @@
 with
 
-challenges as (
-    select * from {{ ref('stg_platform__challenges') }}
-),
-
 windows as (
     select * from {{ ref('int_verdict_windows_spined') }}
 ),
 
-challenges_tested as (
-    select * from {{ ref('int_window_challenges_tested') }}
+decided as (
+    select * from {{ ref('int_challenge_verdicts_decided') }}
+    where verdict_window <> 'all'
 ),
 
 family_effects as (
-    select * from {{ ref('int_window_family_effects_flagged') }}
+    select * from {{ ref('int_family_effects_flagged') }}
+    where verdict_window <> 'all'
 ),
 
 window_counts as (
-    select * from {{ ref('int_window_attempt_scores_counted') }}
-    where window_start is not null
+    select * from {{ ref('int_attempt_scores_counted') }}
+    where verdict_window <> 'all'
 ),
 
 verdict_rules as (
-    {{ fairness_challenge_verdicts(
-        'challenges', 'challenges_tested', 'family_effects', ['window_start']
-    ) }}
+    select
+        decided.*,
+        windows.window_start,
+        windows.window_end,
+        windows.window_grain
+    from decided
+    inner join windows
+        on decided.verdict_window = windows.verdict_window
 ),
 
 family_arrivals as (
@@ -48,8 +51,6 @@ new_families_listed as (
 sequenced as (
     select
         verdict_rules.*,
-        windows.window_end,
-        windows.window_grain,
         new_families_listed.new_families,
         {{ previous_value_ignoring_nulls(
             "case when verdict_rules.verdict in ('pass', 'flagged') then verdict_rules.verdict end",
@@ -63,8 +64,6 @@ sequenced as (
         ) }} as previous_decided_window_start,
         verdict_rules.window_start = max(verdict_rules.window_start) over () as is_latest_window
     from verdict_rules
-    inner join windows
-        on verdict_rules.window_start = windows.window_start
     left join new_families_listed
         on verdict_rules.challenge_id = new_families_listed.challenge_id
         and verdict_rules.window_start = new_families_listed.window_start
@@ -112,11 +111,12 @@ changed_family_effects as (
     left join family_effects as effect_before
         on changed_families.challenge_id = effect_before.challenge_id
         and changed_families.changed_family = effect_before.model_family
-        and changes_marked.previous_decided_window_start = effect_before.window_start
+        and cast(changes_marked.previous_decided_window_start as varchar)
+            = effect_before.verdict_window
     left join family_effects as effect_after
         on changed_families.challenge_id = effect_after.challenge_id
         and changed_families.changed_family = effect_after.model_family
-        and changed_families.window_start = effect_after.window_start
+        and cast(changed_families.window_start as varchar) = effect_after.verdict_window
 ),
 
 explained as (

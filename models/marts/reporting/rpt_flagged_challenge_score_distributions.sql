@@ -10,6 +10,7 @@ verdicts as (
 
 scores_counted as (
     select * from {{ ref('int_attempt_scores_counted') }}
+    where verdict_window = 'all'
 ),
 
 family_effects as (

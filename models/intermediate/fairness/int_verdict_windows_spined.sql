@@ -1,13 +1,14 @@
 {#
     One row per time window of the verdict history: every window (var
     verdict_history_window) from the first to the last one holding a clean attempt with a
-    timestamp, including empty windows in between.
+    timestamp, including empty windows in between. verdict_window is the window's key in
+    the verdict chain (its first day as 'YYYY-MM-DD').
 #}
 with
 
 window_counts as (
-    select * from {{ ref('int_window_attempt_scores_counted') }}
-    where window_start is not null
+    select * from {{ ref('int_attempt_scores_counted') }}
+    where verdict_window <> 'all'
 ),
 
 bounds as (
@@ -25,6 +26,7 @@ spined as (
 
 windows as (
     select
+        cast(cast(window_timestamp as date) as varchar) as verdict_window,
         cast(window_timestamp as date) as window_start,
         {{ verdict_window_end('cast(window_timestamp as date)') }} as window_end,
         '{{ verdict_history_window() }}' as window_grain
