@@ -30,9 +30,16 @@ def model_exists(name: str) -> bool:
 
 
 def public_mart_names() -> set[str]:
-    """Every model file under models/marts/ (the public marts)."""
-    folder = REPO_ROOT / "models" / "marts"
-    return {path.stem for path in folder.rglob("*") if path.suffix in (".sql", ".py")}
+    """The public marts: every model file under models/marts/, and the fct_/rpt_ models of
+    the reporting layer (models/reporting/)."""
+    models = REPO_ROOT / "models"
+    marts = {p.stem for p in (models / "marts").rglob("*") if p.suffix in (".sql", ".py")}
+    reporting = {
+        p.stem
+        for p in (models / "reporting").rglob("*")
+        if p.suffix in (".sql", ".py") and p.stem.startswith(("fct_", "rpt_"))
+    }
+    return marts | reporting
 
 
 def build_selection() -> list[str]:

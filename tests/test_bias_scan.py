@@ -37,6 +37,7 @@ UNEXPLAINED = (
     " inspect, and retire if no cause is found"
 )
 SCAN_MODELS = [
+    "int_combination_deviations_measured",
     "fct_combination_difficulty",
     "int_bias_scan_date",
     "int_bias_evidence_unioned",

@@ -48,6 +48,8 @@ SELECT_MARTS = [
     "--indirect-selection",
     "cautious",
     "--select",
+    "+fct_challenge_contamination",
+    "+fct_family_deviation",
     "+fct_contamination_family_evidence",
     "+fct_contamination_publication_effect",
     "+fct_challenge_instance_overlap",

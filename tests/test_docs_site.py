@@ -101,7 +101,7 @@ def test_exposures_declare_the_report_and_the_parquet_hand_off(tmp_path: Path) -
     assert models_of("parquet_mart_export") == public_mart_names()
 
 
-LAYERS = ("staging", "intermediate", "marts")
+LAYERS = ("staging", "intermediate", "marts", "reporting")
 DETECTOR_FOLDERS = ("detectors", "audit", "history", "remedies")  # one detector's steps each
 DETECTOR_LITERAL = re.compile(r"'(\w+)'\s+as\s+detector\b", re.IGNORECASE)
 

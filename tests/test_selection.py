@@ -57,7 +57,8 @@ def eagerly_selected_tests_lacking_a_parent(manifest: dict[str, Any]) -> dict[st
         for unique_id, node in nodes.items()
         if node["resource_type"] == "model"
         and node["package_name"] == PACKAGE
-        and node["fqn"][1] == "marts"
+        and node["fqn"][1] in ("marts", "reporting")
+        and node["name"].startswith(("fct_", "rpt_"))
     ]
     assert len(marts) > 20
     offenders: dict[str, list[str]] = {}
@@ -95,6 +96,53 @@ def test_the_check_reports_a_two_parent_test(manifest: dict[str, Any]) -> None:
         test.startswith("fake_relationships (needs fct_referential_integrity)")
         for test in offenders["fct_challenge_verdicts"]
     )
+
+
+# Issue 11, item 5: layers run one way. What each layer (a model's top folder) may read.
+LAYER_READS = {
+    "staging": {"source", "seed", "staging"},
+    "intermediate": {"seed", "staging", "intermediate"},
+    "marts": {"seed", "staging", "intermediate"},
+    "reporting": {"seed", "staging", "intermediate", "marts", "reporting"},
+}
+
+
+def layer_violations(manifest: dict[str, Any]) -> list[str]:
+    """`child (layer) <- parent (layer)` for every ref against the direction of the layers."""
+    nodes = manifest["nodes"]
+
+    def layer(unique_id: str) -> str:
+        kind = unique_id.split(".")[0]
+        return kind if kind in ("source", "seed") else str(nodes[unique_id]["fqn"][1])
+
+    return sorted(
+        f"{node['name']} ({layer(unique_id)}) <- {parent.split('.')[-1]} ({layer(parent)})"
+        for unique_id, node in nodes.items()
+        if node["resource_type"] == "model" and node["package_name"] == PACKAGE
+        for parent in manifest["parent_map"][unique_id]
+        if layer(parent) not in LAYER_READS[layer(unique_id)]
+    )
+
+
+def test_layers_run_one_way(manifest: dict[str, Any]) -> None:
+    """staging -> intermediate -> marts -> reporting: no model reads a later layer, and no
+    mart reads another mart (what two marts share is an intermediate model)."""
+    layers = {
+        node["fqn"][1]
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "model" and node["package_name"] == PACKAGE
+    }
+    assert layers == set(LAYER_READS)
+    assert layer_violations(manifest) == []
+
+
+def test_the_layer_check_reports_a_mart_read_by_a_mart(manifest: dict[str, Any]) -> None:
+    parent_map = dict(manifest["parent_map"])
+    verdicts = "model.challenge_fairness.fct_challenge_verdicts"
+    parent_map[verdicts] = [*parent_map[verdicts], "model.challenge_fairness.fct_family_deviation"]
+    assert layer_violations({**manifest, "parent_map": parent_map}) == [
+        "fct_challenge_verdicts (marts) <- fct_family_deviation (marts)"
+    ]
 
 
 def build_subgraph(tmp_path: Path, selector: str, spec: PlatformSpec) -> Path:

@@ -1,7 +1,9 @@
 {#
     One row per (challenge, agent) with at least one scored attempt: count, sum and mean of
-    the scores, with the agent's model and family. One scan of the clean attempts; the API
-    memorisation cells (rolled up to models) and the family clustering matrix read it.
+    the scores and the passes (score >= `irt_pass_score`), with the agent's model and
+    family. One scan of the clean attempts; the API memorisation cells (rolled up to
+    models), the family clustering matrix, the contamination adjustment and the 2PL IRT
+    fit (attempts and passes) read it.
 #}
 with
 
@@ -25,7 +27,8 @@ summarised as (
         models.model_family,
         count(*) as scored_attempts,
         sum(attempts.score) as score_sum,
-        avg(attempts.score) as mean_score
+        avg(attempts.score) as mean_score,
+        count(*) filter (where attempts.score >= {{ var('irt_pass_score') }}) as passes
     from attempts
     inner join agents
         on attempts.agent_id = agents.agent_id

@@ -16,7 +16,7 @@ agent_cells as (
 ),
 
 contamination as (
-    select * from {{ ref('fct_challenge_contamination') }}
+    select * from {{ ref('int_challenge_contamination_scored') }}
     where is_flagged and first_published_at is not null
 ),
 

@@ -6,6 +6,8 @@ def model(dbt, session):
     dbt.config(materialized="table")
     from challenge_fairness.detectors.irt import fit_2pl_frame
 
-    counts = dbt.ref("int_irt_outcomes_counted").df()
+    # the binomial counts: scored attempts and passes (score >= irt_pass_score) per cell
+    cells = dbt.ref("int_agent_challenge_scores_summarised")
+    counts = cells.project("agent_id, challenge_id, scored_attempts as attempts, passes").df()
     contrasts = dbt.ref("int_experiment_discrimination_contrasts").df()
     return fit_2pl_frame(counts, alpha=float(dbt.config.get("alpha")), contrasts=contrasts)

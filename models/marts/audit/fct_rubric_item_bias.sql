@@ -17,7 +17,7 @@ family_dif as (
 ),
 
 style_lint as (
-    select * from {{ ref('fct_rubric_style_lint') }}
+    select * from {{ ref('int_rubric_style_lint_listed') }}
 ),
 
 scores_counted as (

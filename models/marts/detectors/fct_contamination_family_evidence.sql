@@ -1,16 +1,17 @@
 with
 
 contamination as (
-    select * from {{ ref('fct_challenge_contamination') }}
+    select * from {{ ref('int_challenge_contamination_scored') }}
     where is_flagged
 ),
 
 family_deviation as (
-    select * from {{ ref('fct_family_deviation') }}
+    select * from {{ ref('int_family_deviations_measured') }}
 ),
 
 adjusted_effects as (
-    select * from {{ ref('fct_family_adjusted_effects') }}
+    select * from {{ ref('int_family_effects_flagged') }}
+    where verdict_window = 'all'
 ),
 
 adjusted_attempts as (

@@ -13,7 +13,7 @@ dif_tested as (
 ),
 
 family_dif as (
-    select * from {{ ref('fct_test_case_family_dif') }}
+    select * from {{ ref('int_test_case_family_dif_measured') }}
 ),
 
 results_counted as (

@@ -15,15 +15,15 @@ adjusted_ranks as (
 ),
 
 raw_deviations as (
-    select * from {{ ref('fct_family_deviation') }}
+    select * from {{ ref('int_family_deviations_measured') }}
 ),
 
 raw_kruskal_wallis as (
-    select * from {{ ref('fct_family_kruskal_wallis') }}
+    select * from {{ ref('int_challenge_raw_ranks_tested') }}
 ),
 
 raw_effect_sizes as (
-    select * from {{ ref('fct_family_effect_sizes') }}
+    select * from {{ ref('int_family_effect_sizes_measured') }}
 ),
 
 adjusted_rank_q_values as (

@@ -6,7 +6,7 @@ flagged as (
 ),
 
 raw_deviations as (
-    select * from {{ ref('fct_family_deviation') }}
+    select * from {{ ref('int_family_deviations_measured') }}
 ),
 
 with_raw_deviations as (

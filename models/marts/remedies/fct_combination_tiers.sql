@@ -17,7 +17,7 @@ difficulties as (
 ),
 
 raw_difficulties as (
-    select * from {{ ref('fct_combination_difficulty') }}
+    select * from {{ ref('int_combination_deviations_measured') }}
 ),
 
 banded as (

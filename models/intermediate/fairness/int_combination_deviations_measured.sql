@@ -1,0 +1,68 @@
+with
+
+family_summaries as (
+    select * from {{ ref('int_challenge_families_summarised') }}
+    where verdict_window = 'all'
+),
+
+challenges as (
+    select * from {{ ref('stg_platform__challenges') }}
+),
+
+challenge_totals as (
+    select
+        challenge_id,
+        sum(scored_attempts) as scored_attempts,
+        sum(score_sum) as score_sum
+    from family_summaries
+    where scored_attempts > 0
+    group by challenge_id
+),
+
+combinations as (
+    select
+        challenges.template_id,
+        challenges.variable_combination,
+        count(*) as challenges,
+        sum(challenge_totals.scored_attempts) as attempts,
+        sum(challenge_totals.score_sum) / sum(challenge_totals.scored_attempts) as mean_score
+    from challenge_totals
+    inner join challenges
+        on challenge_totals.challenge_id = challenges.challenge_id
+    where challenges.has_variables
+        and challenges.template_id is not null
+    group by challenges.template_id, challenges.variable_combination
+),
+
+compared as (
+    select
+        *,
+        count(*) over (partition by template_id) as template_combinations,
+        avg(mean_score) over (partition by template_id) as template_mean
+    from combinations
+),
+
+ranked as (
+    select
+        *,
+        mean_score - template_mean as deviation,
+        abs(mean_score - template_mean) > {{ var('combination_deviation_threshold') }}
+            as is_flagged,
+        rank() over (
+            partition by template_id order by abs(mean_score - template_mean) desc
+        ) as difficulty_rank
+    from compared
+)
+
+select
+    cast(template_id as varchar) as template_id,
+    cast(variable_combination as varchar) as variable_combination,
+    cast(challenges as bigint) as challenges,
+    cast(attempts as bigint) as attempts,
+    cast(mean_score as double) as mean_score,
+    cast(template_combinations as bigint) as template_combinations,
+    cast(template_mean as double) as template_mean,
+    cast(deviation as double) as deviation,
+    cast(is_flagged as boolean) as is_flagged,
+    cast(difficulty_rank as bigint) as difficulty_rank
+from ranked
