@@ -5,6 +5,10 @@
     Each entry:
       name      the detector's id (fct_detector_coverage.detector, tag `detector:<name>`)
       mart      its public mart
+      gate_suites  the Great Expectations suites (python_udfs/challenge_fairness/gx_suites)
+                that gate its marts; the gate runs every declared suite unless the var
+                `fairness_gate_suites` lists others
+      thresholds   the dbt vars those suites compare against (handed to the gate)
       requires  optional raw inputs it cannot run without: a table ('test_cases') or a
                 column ('attempts.approach'); checked when the run compiles. When one is
                 absent the detector is unavailable and `missing_inputs` names them all.
@@ -24,8 +28,41 @@
 {%- set fitted = "fit_status in ('ok', 'boundary')" -%}
 {{ return([
     {
+        'name': 'family_verdict',
+        'mart': 'fct_challenge_verdicts',
+        'gate_suites': ['challenge_verdicts_not_flagged', 'family_deviation_within_threshold'],
+        'thresholds': ['family_deviation_threshold'],
+        'requires': [],
+        'measures': {
+            'clean_attempts': ['coalesce(sum(attempts), 0)', 'int_attempt_scores_counted',
+                               "verdict_window = 'all'"],
+            'scored_attempts': ['coalesce(sum(attempts), 0)', 'int_attempt_scores_counted',
+                                "verdict_window = 'all' and score is not null"],
+        },
+        'gaps': [
+            ['clean_attempts = 0', "'attempts: no clean attempt'"],
+            ['clean_attempts > 0 and scored_attempts = 0', "'attempts.score: NULL on every clean attempt'"],
+        ],
+        'rows': 'scored_attempts',
+    },
+    {
+        'name': 'combination_difficulty',
+        'mart': 'fct_combination_difficulty',
+        'gate_suites': ['combination_difficulty_within_threshold'],
+        'thresholds': ['combination_deviation_threshold'],
+        'requires': [],
+        'measures': {
+            'combinations': ['count(*)', 'int_combination_deviations_measured'],
+            'scored_attempts': ['coalesce(sum(attempts), 0)', 'int_combination_deviations_measured'],
+        },
+        'gaps': [['combinations = 0', "'challenges.variables: no templated challenge with scored attempts'"]],
+        'rows': 'scored_attempts',
+    },
+    {
         'name': 'approach_bias',
         'mart': 'fct_approach_bias',
+        'gate_suites': ['approach_bias_within_threshold'],
+        'thresholds': ['approach_gap_threshold'],
         'requires': ['attempts.approach'],
         'measures': {
             'labelled_attempts': ['count(*)', 'stg_platform__attempt_approaches'],
@@ -37,6 +74,8 @@
     {
         'name': 'api_memorization',
         'mart': 'fct_api_memorization',
+        'gate_suites': ['api_memorization_within_threshold'],
+        'thresholds': ['api_memorization_slope_threshold'],
         'requires': [],
         'measures': {
             'tagged_rows': ['count(*)', 'int_api_challenges_tagged'],
@@ -55,6 +94,8 @@
     {
         'name': 'briefing_style_sensitivity',
         'mart': 'fct_briefing_style_sensitivity',
+        'gate_suites': ['briefing_style_sensitivity_within_threshold'],
+        'thresholds': ['briefing_style_threshold'],
         'requires': [],
         'measures': {
             'contents': ['count(*)', 'int_briefing_style_contents_tested'],
@@ -66,6 +107,8 @@
     {
         'name': 'challenge_contamination',
         'mart': 'fct_challenge_contamination',
+        'gate_suites': ['challenges_not_contaminated'],
+        'thresholds': ['contamination_similarity_threshold', 'contamination_containment_threshold'],
         'requires': ['challenge_files', 'reference_corpus'],
         'measures': {
             'files': ['count(*)', 'int_code_documents_shingled',
@@ -85,6 +128,8 @@
     {
         'name': 'challenge_instance_overlap',
         'mart': 'fct_challenge_instance_overlap',
+        'gate_suites': ['challenge_instances_unique'],
+        'thresholds': ['contamination_similarity_threshold', 'contamination_containment_threshold'],
         'requires': ['challenge_files'],
         'measures': {
             'codebases': ['count(*)', 'int_code_documents_shingled',
@@ -161,6 +206,8 @@
     {
         'name': 'unicode_coverage',
         'mart': 'fct_string_challenge_unicode_coverage',
+        'gate_suites': ['string_challenges_cover_unicode'],
+        'thresholds': [],
         'requires': ['test_cases'],
         'measures': {
             'string_challenges': ['count(*)', 'stg_platform__challenges',
@@ -206,6 +253,8 @@
     {
         'name': 'briefing_locale',
         'mart': 'fct_briefing_locale_findings',
+        'gate_suites': ['briefings_locale_neutral'],
+        'thresholds': [],
         'requires': ['challenges.briefing_text'],
         'measures': {'briefings': ['count(*)', 'stg_platform__challenge_briefings']},
         'gaps': [],
@@ -222,6 +271,8 @@
     {
         'name': 'rubric_item_bias',
         'mart': 'fct_rubric_item_bias',
+        'gate_suites': ['rubric_items_without_large_dif'],
+        'thresholds': ['dif_large_d_dif'],
         'requires': ['rubric_items', 'rubric_scores'],
         'measures': {'scores': ['coalesce(sum(passes + failures), 0)', 'int_rubric_scores_banded']},
         'gaps': [],
@@ -266,4 +317,33 @@
         ~ ' absent: ' ~ (columns | join(', '))) -%}
 {%- endif -%}
 {{ return(parts | join('; ') if parts else none) }}
+{% endmacro %}
+
+
+{#
+    The Great Expectations suites the gate runs, in order: the var `fairness_gate_suites`
+    when it lists them, else (null, the default) every suite the detectors declare.
+#}
+{% macro gate_suite_names() %}
+{%- set chosen = challenge_fairness.validated_var('fairness_gate_suites') -%}
+{%- if chosen is not none -%}
+    {{ return(chosen | list) }}
+{%- endif -%}
+{%- set declared = [] -%}
+{%- for detector in challenge_fairness.detector_registry() -%}
+    {%- do declared.extend(detector.get('gate_suites', [])) -%}
+{%- endfor -%}
+{{ return(declared) }}
+{% endmacro %}
+
+
+{# The threshold vars the declared gate suites compare against: name -> value. #}
+{% macro gate_thresholds() %}
+{%- set thresholds = {} -%}
+{%- for detector in challenge_fairness.detector_registry() -%}
+    {%- for name in detector.get('thresholds', []) -%}
+        {%- do thresholds.update({name: challenge_fairness.validated_var(name)}) -%}
+    {%- endfor -%}
+{%- endfor -%}
+{{ return(thresholds) }}
 {% endmacro %}

@@ -18,13 +18,14 @@ from conftest import REPO_ROOT, DbtRun, read_table, run_dbt
 
 pytestmark = pytest.mark.dbt
 
+SUITES_DIR = REPO_ROOT / "python_udfs" / "challenge_fairness" / "gx_suites"
 # A few family findings on a small platform.
 STRICT = {"family_deviation_threshold": 5, "min_attempts": 50}
 # Rebuild only the gate on an already built database.
 GATE_ONLY = [
     "build",
     "--select",
-    "int_fairness_expectations_validated+",
+    "int_fairness_gate_suites_listed+",
     "int_fairness_gate_inputs_checked+",
 ]
 
@@ -268,3 +269,28 @@ def test_two_gate_runs_give_identical_findings_and_messages(
     )
     assert first.equals(second)
     assert results_1.equals(results_2)
+
+
+def test_the_gate_runs_the_suites_the_detectors_declare(quiet_build: dict[str, Any]) -> None:
+    """Issue 11, item 4: the suite list and thresholds come from detector_registry(). Every
+    suite file is declared by exactly one detector, the default run lists them all, and the
+    gate's Python model reads every mart a declared suite checks."""
+    listed = read_table(
+        quiet_build["database"],
+        "select * from intermediate.int_fairness_gate_suites_listed order by suite_order",
+    )
+    suite_files = sorted((SUITES_DIR).glob("*.json"))
+    assert sorted(listed.suite_name) == sorted(path.stem for path in suite_files)
+    assert listed.detector.notna().all() and listed.suite_name.is_unique
+    thresholds = json.loads(listed.thresholds.iloc[0])
+    assert set(thresholds) >= {"family_deviation_threshold", "dif_large_d_dif"}
+    assert thresholds["family_deviation_threshold"] == STRICT["family_deviation_threshold"]
+    manifest = json.loads((quiet_build["work"] / "target" / "manifest.json").read_text())
+    gate = manifest["nodes"]["model.challenge_fairness.int_fairness_expectations_validated"]
+    read = {unique_id.split(".")[-1] for unique_id in gate["depends_on"]["nodes"]}
+    checked = {json.loads(path.read_text())["meta"]["mart"] for path in suite_files}
+    assert checked <= read, checked - read
+    coverage = read_table(
+        quiet_build["database"], "select detector, mart from main.fct_detector_coverage"
+    )
+    assert set(listed.detector) <= set(coverage.detector)

@@ -233,19 +233,9 @@ fairness_gate_severity:
   description: "'error' fails the build on a fairness failure, 'warn' records it and goes on."
 fairness_gate_suites:
   type: identifiers
-  default:
-    - challenge_verdicts_not_flagged
-    - family_deviation_within_threshold
-    - combination_difficulty_within_threshold
-    - api_memorization_within_threshold
-    - approach_bias_within_threshold
-    - string_challenges_cover_unicode
-    - briefing_style_sensitivity_within_threshold
-    - challenges_not_contaminated
-    - challenge_instances_unique
-    - briefings_locale_neutral
-    - rubric_items_without_large_dif
-  description: GX suites the gate runs (files in python_udfs/challenge_fairness/gx_suites).
+  nullable: true
+  default: null
+  description: "GX suites the gate runs (files in python_udfs/challenge_fairness/gx_suites); null: every suite the detectors declare in macros/detector_registry.sql."
 fairness_gate_max_rejected_share:
   type: number
   min: 0

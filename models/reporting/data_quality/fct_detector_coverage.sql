@@ -28,6 +28,7 @@ with
 {{ detector['name'] }}_covered as (
     select
         '{{ detector['name'] }}' as detector,
+        '{{ detector['mart'] }}' as mart,
         {% if missing is not none -%}
         false as is_available,
         {{ challenge_fairness.sql_string_literal(missing) }} as missing_inputs,
@@ -63,6 +64,7 @@ unioned as (
 
 select
     cast(detector as varchar) as detector,
+    cast(mart as varchar) as mart,
     cast(is_available as boolean) as is_available,
     cast(missing_inputs as varchar) as missing_inputs,
     cast(rows_analysed as bigint) as rows_analysed

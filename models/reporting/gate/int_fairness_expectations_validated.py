@@ -7,7 +7,14 @@ def model(dbt, session):
     dbt.config(materialized="table")
     from challenge_fairness.gate import validate_marts
 
-    suite_names = [name.strip() for name in dbt.config.get("gx_suites").split(",") if name.strip()]
+    # the suites and thresholds the detectors declare (or the var fairness_gate_suites lists)
+    listed = dbt.ref("int_fairness_gate_suites_listed").df().sort_values("suite_order")
+    suite_names = [str(name) for name in listed["suite_name"]]
+    thresholds = {
+        name: float(value)
+        for text in listed["thresholds"].drop_duplicates()
+        for name, value in json.loads(text).items()
+    }
     # Every mart a suite may check: dbt needs the refs spelled out to order the DAG.
     marts = {
         "fct_challenge_verdicts": dbt.ref("fct_challenge_verdicts"),
@@ -21,9 +28,6 @@ def model(dbt, session):
         "fct_string_challenge_unicode_coverage": dbt.ref("fct_string_challenge_unicode_coverage"),
         "fct_briefing_locale_findings": dbt.ref("fct_briefing_locale_findings"),
         "fct_rubric_item_bias": dbt.ref("fct_rubric_item_bias"),
-    }
-    thresholds = {
-        name: float(value) for name, value in json.loads(dbt.config.get("thresholds")).items()
     }
     return validate_marts(
         {name: relation.df() for name, relation in marts.items()},

@@ -20,7 +20,7 @@
 {%- for name in ['fairness_gate_allow_no_testable_challenges', 'fairness_gate_allow_empty_suites'] -%}
     {%- do allowed.update({name: challenge_fairness.validated_var(name)}) -%}
 {%- endfor -%}
-{%- set suites = challenge_fairness.validated_var('fairness_gate_suites') -%}
+{%- set suites = challenge_fairness.gate_suite_names() -%}
 with
 
 row_counts as (
