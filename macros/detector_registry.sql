@@ -9,6 +9,13 @@
                 that gate its marts; the gate runs every declared suite unless the var
                 `fairness_gate_suites` lists others
       thresholds   the dbt vars those suites compare against (handed to the gate)
+      evidence  for a detector whose findings reach the review queue: its findings query is
+                the macro `<name>_findings` (macros/evidence/, dispatched), `cause` (SQL)
+                names the root cause in words and `cause_id` (SQL, default
+                '<detector>:<challenge_id>') keys it, over the finding's columns and
+                finding_item / finding_template_id; `explains_family_bias` when such a
+                finding can explain a flagged family bias on the same challenge
+                (int_bias_evidence_unioned)
       requires  optional raw inputs it cannot run without: a table ('test_cases') or a
                 column ('attempts.approach'); checked when the run compiles. When one is
                 absent the detector is unavailable and `missing_inputs` names them all.
@@ -48,6 +55,10 @@
     {
         'name': 'combination_difficulty',
         'mart': 'fct_combination_difficulty',
+        'evidence': {
+            'cause_id': "'combination:' || finding_template_id || '/' || finding_item",
+            'cause': "'variable combination ' || finding_item || ' of template ' || finding_template_id || ' is off the template''s difficulty'",
+        },
         'gate_suites': ['combination_difficulty_within_threshold'],
         'thresholds': ['combination_deviation_threshold'],
         'requires': [],
@@ -59,8 +70,29 @@
         'rows': 'scored_attempts',
     },
     {
+        'name': 'attempts_needed',
+        'mart': 'fct_challenge_attempts_needed',
+        'evidence': {
+            'cause': "'verdict on ' || challenge_id || ' undecided: too few attempts'",
+        },
+        'requires': [],
+        'measures': {
+            'undecided_challenges': ['count(*)', 'int_challenge_verdicts_decided',
+                                     "verdict_window = 'all' and verdict = 'insufficient_evidence'"],
+            'undecided_attempts': ['coalesce(sum(attempts), 0)', 'int_challenge_verdicts_decided',
+                                   "verdict_window = 'all' and verdict = 'insufficient_evidence'"],
+        },
+        'gaps': [],
+        'rows': 'undecided_attempts',
+    },
+    {
         'name': 'approach_bias',
         'mart': 'fct_approach_bias',
+        'evidence': {
+            'cause_id': "'approach:' || finding_id",
+            'cause': "'approaches ' || finding_item || ' scored differently on ' || challenge_id",
+            'explains_family_bias': true,
+        },
         'gate_suites': ['approach_bias_within_threshold'],
         'thresholds': ['approach_gap_threshold'],
         'requires': ['attempts.approach'],
@@ -74,6 +106,11 @@
     {
         'name': 'api_memorization',
         'mart': 'fct_api_memorization',
+        'evidence': {
+            'cause_id': "finding_item",
+            'cause': "'newer models memorised ' || finding_item",
+            'explains_family_bias': true,
+        },
         'gate_suites': ['api_memorization_within_threshold'],
         'thresholds': ['api_memorization_slope_threshold'],
         'requires': [],
@@ -94,6 +131,11 @@
     {
         'name': 'briefing_style_sensitivity',
         'mart': 'fct_briefing_style_sensitivity',
+        'evidence': {
+            'cause_id': "'briefing_style:' || finding_template_id || '/' || finding_item",
+            'cause': "'briefing style ' || finding_item || ' of template ' || finding_template_id || ' moves a family''s result'",
+            'explains_family_bias': true,
+        },
         'gate_suites': ['briefing_style_sensitivity_within_threshold'],
         'thresholds': ['briefing_style_threshold'],
         'requires': [],
@@ -107,6 +149,11 @@
     {
         'name': 'challenge_contamination',
         'mart': 'fct_challenge_contamination',
+        'evidence': {
+            'cause_id': "'reference_document:' || finding_item",
+            'cause': "'code public in reference document ' || finding_item",
+            'explains_family_bias': true,
+        },
         'gate_suites': ['challenges_not_contaminated'],
         'thresholds': ['contamination_similarity_threshold', 'contamination_containment_threshold'],
         'requires': ['challenge_files', 'reference_corpus'],
@@ -128,6 +175,10 @@
     {
         'name': 'challenge_instance_overlap',
         'mart': 'fct_challenge_instance_overlap',
+        'evidence': {
+            'cause_id': "'instance_overlap:' || least(challenge_id, finding_item) || '/' || greatest(challenge_id, finding_item)",
+            'cause': "'shared code of ' || least(challenge_id, finding_item) || ' and ' || greatest(challenge_id, finding_item)",
+        },
         'gate_suites': ['challenge_instances_unique'],
         'thresholds': ['contamination_similarity_threshold', 'contamination_containment_threshold'],
         'requires': ['challenge_files'],
@@ -196,6 +247,11 @@
     {
         'name': 'test_case_bias',
         'mart': 'fct_test_case_bias',
+        'evidence': {
+            'cause_id': "'test_case:' || finding_item",
+            'cause': "'test case ' || finding_item || ' functions differently by family'",
+            'explains_family_bias': true,
+        },
         'requires': ['test_cases', 'test_results'],
         'measures': {
             'results': ['coalesce(sum(passes + failures), 0)', 'int_test_case_results_banded'],
@@ -206,6 +262,9 @@
     {
         'name': 'unicode_coverage',
         'mart': 'fct_string_challenge_unicode_coverage',
+        'evidence': {
+            'cause': "'tests of ' || challenge_id || ' miss Unicode categories'",
+        },
         'gate_suites': ['string_challenges_cover_unicode'],
         'thresholds': [],
         'requires': ['test_cases'],
@@ -253,6 +312,9 @@
     {
         'name': 'briefing_locale',
         'mart': 'fct_briefing_locale_findings',
+        'evidence': {
+            'cause': "'briefing of ' || challenge_id || ' assumes a locale'",
+        },
         'gate_suites': ['briefings_locale_neutral'],
         'thresholds': [],
         'requires': ['challenges.briefing_text'],
@@ -263,6 +325,9 @@
     {
         'name': 'briefing_domain_assumptions',
         'mart': 'fct_briefing_domain_assumptions',
+        'evidence': {
+            'cause': "'briefing of ' || challenge_id || ' relies on unstated domain knowledge'",
+        },
         'requires': ['challenges.briefing_text'],
         'measures': {'briefings': ['count(*)', 'stg_platform__challenge_briefings']},
         'gaps': [],
@@ -271,6 +336,11 @@
     {
         'name': 'rubric_item_bias',
         'mart': 'fct_rubric_item_bias',
+        'evidence': {
+            'cause_id': "'rubric_item:' || finding_item",
+            'cause': "'rubric item ' || finding_item || ' functions differently by family'",
+            'explains_family_bias': true,
+        },
         'gate_suites': ['rubric_items_without_large_dif'],
         'thresholds': ['dif_large_d_dif'],
         'requires': ['rubric_items', 'rubric_scores'],
@@ -346,4 +416,14 @@
     {%- endfor -%}
 {%- endfor -%}
 {{ return(thresholds) }}
+{% endmacro %}
+
+
+{# The detectors whose findings int_bias_evidence_unioned unions (those declaring `evidence`). #}
+{% macro evidence_producers() %}
+{%- set producers = [] -%}
+{%- for detector in challenge_fairness.detector_registry() if 'evidence' in detector -%}
+    {%- do producers.append(detector) -%}
+{%- endfor -%}
+{{ return(producers) }}
 {% endmacro %}

@@ -449,7 +449,7 @@ def test_fair_platform_without_optional_inputs_gives_an_empty_scan(tmp_path: Pat
         )
         assert count.n[0] == 0, mart
     assert_collect_items_match_the_plans(database)
-    coverage = read_table(database, "select * from main.fct_detector_coverage")
+    coverage = read_table(database, "select * exclude (mart) from main.fct_detector_coverage")
     assert not coverage.set_index("detector").loc["test_case_bias", "is_available"]
     scan_date = read_table(database, "select * from intermediate.int_bias_scan_date")
     latest = fair.tables["attempts"].to_pandas().submitted_at.max().date()

@@ -337,7 +337,8 @@ def test_planted_style_effects_are_flagged_and_fair_contents_stay_quiet() -> Non
 
     coverage = read_table(
         built.database,
-        "select * from main.fct_detector_coverage where detector = 'briefing_style_sensitivity'",
+        "select * exclude (mart) from main.fct_detector_coverage"
+        " where detector = 'briefing_style_sensitivity'",
     )
     assert coverage.loc[0, "is_available"] and pd.isna(coverage.loc[0, "missing_inputs"])
     assert coverage.loc[0, "rows_analysed"] > 0
@@ -352,7 +353,8 @@ def test_no_content_in_two_styles_builds_an_empty_mart() -> None:
     assert mart.empty and "reason" in mart.columns
     coverage = read_table(
         built.database,
-        "select * from main.fct_detector_coverage where detector = 'briefing_style_sensitivity'",
+        "select * exclude (mart) from main.fct_detector_coverage"
+        " where detector = 'briefing_style_sensitivity'",
     )
     assert coverage.to_dict("records") == [
         {

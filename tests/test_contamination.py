@@ -66,9 +66,11 @@ SELECT_SIGNATURES = [
     "base_platform__challenge_files",
 ]
 COVERAGE_SQL = """
-    select * from main.fct_detector_coverage where detector = 'challenge_contamination'
+    select * exclude (mart) from main.fct_detector_coverage
+    where detector = 'challenge_contamination'
     union all
-    select * from main.fct_detector_coverage where detector = 'challenge_instance_overlap'
+    select * exclude (mart) from main.fct_detector_coverage
+    where detector = 'challenge_instance_overlap'
 """
 MARTS = (
     "fct_challenge_contamination",
@@ -732,7 +734,8 @@ def test_minhash_estimates_agree_with_exact_jaccard(tmp_path: Path) -> None:
     assert empty.n.item() == 0
     coverage = read_table(
         database,
-        "select * from main.fct_detector_coverage where detector = 'challenge_contamination'",
+        "select * exclude (mart) from main.fct_detector_coverage"
+        " where detector = 'challenge_contamination'",
     )
     assert not coverage.is_available.item()
     assert coverage.missing_inputs.item() == "optional source table absent: reference_corpus"

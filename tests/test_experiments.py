@@ -241,7 +241,8 @@ def test_experiment_verdicts_on_the_fixture_platform() -> None:
 
     coverage = read_table(
         built.database,
-        "select * from main.fct_detector_coverage where detector = 'experiment_results'",
+        "select * exclude (mart) from main.fct_detector_coverage"
+        " where detector = 'experiment_results'",
     )
     assert coverage.loc[0, "is_available"]
     testable = results[results.verdict != "not_testable"]
@@ -259,7 +260,8 @@ def test_no_experiment_builds_an_empty_mart() -> None:
     assert mart.empty and "verdict" in mart.columns
     coverage = read_table(
         built.database,
-        "select * from main.fct_detector_coverage where detector = 'experiment_results'",
+        "select * exclude (mart) from main.fct_detector_coverage"
+        " where detector = 'experiment_results'",
     )
     assert not coverage.loc[0, "is_available"]
     assert "no challenge with experiment_id and both arms" in coverage.loc[0, "missing_inputs"]

@@ -263,7 +263,8 @@ def test_one_family_is_not_testable_and_coverage_says_so() -> None:
     assert len(agents) == 6 and agents["silhouette"].isna().all()
     coverage = read_table(
         build["database"],
-        "select * from main.fct_detector_coverage where detector = 'family_clustering'",
+        "select * exclude (mart) from main.fct_detector_coverage"
+        " where detector = 'family_clustering'",
     ).iloc[0]
     assert not coverage["is_available"] and coverage["rows_analysed"] == 0
     assert "fewer than two model families" in coverage["missing_inputs"]

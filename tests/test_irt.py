@@ -301,7 +301,8 @@ def test_fct_challenge_irt_calibrates_the_fixture_platform() -> None:
     assert np.corrcoef(truth["ability_x"], truth["ability_y"])[0, 1] > 0.9
 
     coverage = read_table(
-        built.database, "select * from main.fct_detector_coverage where detector = 'challenge_irt'"
+        built.database,
+        "select * exclude (mart) from main.fct_detector_coverage where detector = 'challenge_irt'",
     )
     assert coverage.to_dict("records") == [
         {
@@ -323,7 +324,8 @@ def test_irt_without_passing_and_failing_attempts_says_so() -> None:
     assert (irt_rows["fit_status"] == "not_estimable").all()
     assert irt_rows["discrimination"].isna().all()
     coverage = read_table(
-        built.database, "select * from main.fct_detector_coverage where detector = 'challenge_irt'"
+        built.database,
+        "select * exclude (mart) from main.fct_detector_coverage where detector = 'challenge_irt'",
     )
     assert not coverage.loc[0, "is_available"]
     assert "every scored attempt passes" in coverage.loc[0, "missing_inputs"]

@@ -233,8 +233,10 @@ def test_rubric_items_without_scores_are_linted_but_not_tested(tmp_path: Path) -
     ].values.tolist() == [["ch-s05-r4", "paradigm_name", "functional programming", 6]]
     coverage = read_table(
         database,
-        "select * from main.fct_detector_coverage where detector = 'rubric_item_bias'"
-        " union all select * from main.fct_detector_coverage where detector = 'rubric_style_lint'",
+        "select * exclude (mart) from main.fct_detector_coverage"
+        " where detector = 'rubric_item_bias'"
+        " union all select * exclude (mart) from main.fct_detector_coverage"
+        " where detector = 'rubric_style_lint'",
     ).set_index("detector")
     assert coverage.loc["rubric_item_bias", "missing_inputs"] == (
         "optional source table absent: rubric_scores"

@@ -172,7 +172,7 @@ def test_thin_test_cases_and_unscored_results(planted: dict[str, object]) -> Non
     assert unscored > 0 and bias["unscored_results"].sum() == unscored
     coverage = read_table(
         planted["database"],
-        "select * from main.fct_detector_coverage where detector = 'test_case_bias'",
+        "select * exclude (mart) from main.fct_detector_coverage where detector = 'test_case_bias'",
     )
     assert coverage.to_dict("records") == [
         {
@@ -203,7 +203,7 @@ def test_without_the_optional_tables_the_marts_are_empty_and_coverage_says_why(
         assert read_table(absent["database"], f"select count(*) as n from main.{mart}")["n"][0] == 0
     coverage = read_table(
         absent["database"],
-        "select * from main.fct_detector_coverage where detector = 'test_case_bias'",
+        "select * exclude (mart) from main.fct_detector_coverage where detector = 'test_case_bias'",
     ).iloc[0]
     assert not coverage["is_available"]
     assert coverage["missing_inputs"] == "optional source tables absent: test_cases, test_results"

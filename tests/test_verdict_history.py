@@ -385,7 +385,9 @@ def test_without_timestamps_the_history_is_empty_and_says_why(tmp_path: Path) ->
     ):
         assert read_table(database, f"select count(*) as n from main.{mart}").n[0] == 0
     coverage = read_table(
-        database, "select * from main.fct_detector_coverage where detector = 'verdict_history'"
+        database,
+        "select * exclude (mart) from main.fct_detector_coverage"
+        " where detector = 'verdict_history'",
     )
     assert coverage.to_dict("records") == [
         {

@@ -25,8 +25,11 @@ coverage as (
         cast(sum(scored_families.scored_attempts) as bigint) as attempts,
         count(*) as families,
         min(scored_families.scored_attempts) as smallest_family_attempts,
-        arg_min(scored_families.model_family, scored_families.scored_attempts)
-            as smallest_family,
+        {#- ties go to the first family by name, so the reason names the same one every run #}
+        arg_min(
+            scored_families.model_family,
+            (scored_families.scored_attempts, scored_families.model_family)
+        ) as smallest_family,
         count(*) filter (where abilities.ability is null) as families_without_ability,
         min(scored_families.model_family) filter (where abilities.ability is null)
             as family_without_ability,

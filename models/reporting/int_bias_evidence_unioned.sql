@@ -5,9 +5,11 @@
     action with its reason in words.
 
     F6 findings are in: rubric-item DIF -> fix_rubric, locale-specific competitive briefings
-    and undefined regulated-domain terms -> fix_briefing. Adding a detector: add an import CTE, one `<detector>_findings` CTE with the columns of
-    `briefing_style_findings` below, a line in `cause_findings_unioned`, and its name in
-    `can_explain_family_bias` when it can explain a family bias on the same challenge.
+    and undefined regulated-domain terms -> fix_briefing. The findings of every detector
+    but the family verdict come from its declaration in detector_registry() (`evidence`):
+    its query is the macro `<detector>_findings` (macros/evidence/), and its cause and
+    whether it can explain a family bias are declared there. Adding a detector's findings
+    is adding those to its entry; this model does not change.
 
     Action precedence (1 decides first, see action_precedence):
     1 retire_challenge: memorised content cannot be un-memorised, so fixing anything else
@@ -38,6 +40,7 @@
     'retire_challenge', 'fix_tests', 'fix_rubric', 'fix_briefing', 'inspect_new_family',
     'rebalance_combinations', 'rewrite_challenge', 'watch', 'confirm_fix', 'collect_attempts'
 ] %}
+{%- set producers = challenge_fairness.evidence_producers() %}
 {%- set action_precedence -%}
     case recommended_action
         {%- for action in actions %} when '{{ action }}' then {{ loop.index }}{% endfor %}
@@ -57,503 +60,28 @@ verdicts as (
     select * from {{ ref('fct_challenge_verdicts') }}
 ),
 
-attempts_needed as (
-    select * from {{ ref('fct_challenge_attempts_needed') }}
-),
-
 family_effects as (
     select * from {{ ref('fct_family_adjusted_effects') }}
-),
-
-briefing_styles as (
-    select * from {{ ref('fct_briefing_style_sensitivity') }}
-),
-
-test_cases as (
-    select * from {{ ref('fct_test_case_bias') }}
-),
-
-test_case_families as (
-    select * from {{ ref('fct_test_case_family_dif') }}
-),
-
-approach_pairs as (
-    select * from {{ ref('fct_approach_bias') }}
-),
-
-apis as (
-    select * from {{ ref('fct_api_memorization') }}
-),
-
-api_challenges as (
-    select * from {{ ref('fct_api_memorization_challenges') }}
-),
-
-contaminated_challenges as (
-    select * from {{ ref('fct_challenge_contamination') }}
-),
-
-instance_overlaps as (
-    select * from {{ ref('fct_challenge_instance_overlap') }}
-),
-
-unicode_coverage as (
-    select * from {{ ref('fct_string_challenge_unicode_coverage') }}
-),
-
-combinations as (
-    select * from {{ ref('fct_combination_difficulty') }}
 ),
 
 experiments as (
     select * from {{ ref('fct_experiment_results') }}
 ),
 
-rubric_items as (
-    select * from {{ ref('fct_rubric_item_bias') }}
+{% for producer in producers %}
+{{ producer['name'] }}_findings as (
+    {{ adapter.dispatch(producer['name'] ~ '_findings', 'challenge_fairness')() | indent(4) }}
 ),
 
-rubric_item_families as (
-    select * from {{ ref('int_rubric_item_family_dif') }}
-),
-
-locale_findings as (
-    select * from {{ ref('fct_briefing_locale_findings') }}
-),
-
-domain_assumptions as (
-    select * from {{ ref('fct_briefing_domain_assumptions') }}
-),
-
-{#- Briefing style: a flagged content points at the briefings of its styles other than the
-    recommended one (all of them when no style is recommended). #}
-briefing_style_findings as (
-    select
-        challenges.challenge_id,
-        'briefing_style_sensitivity' as detector,
-        challenges.challenge_id || '/' || briefing_styles.briefing_style as finding_id,
-        briefing_styles.most_affected_family as model_family,
-        briefing_styles.max_family_effect_change as effect,
-        'points of change in the family effect across briefing styles' as effect_unit,
-        cast(null as double) as ci_low,
-        cast(null as double) as ci_high,
-        briefing_styles.q_value,
-        cast({{ var('briefing_style_threshold') }} as double) as threshold,
-        'in briefing style ' || briefing_styles.briefing_style || ', family '
-            || briefing_styles.most_affected_family || ' fares differently: its effect against'
-            || ' the other families changes by '
-            || {{ format_number('briefing_styles.max_family_effect_change', '%.1f') }}
-            || ' points across the styles of this content (template '
-            || briefing_styles.template_id || ' ' || briefing_styles.variable_combination
-            || '; family x style interaction q = '
-            || {{ format_number('briefing_styles.q_value', '%.2g') }}
-            || '; threshold {{ var("briefing_style_threshold") }} points)' as evidence,
-        'fix_briefing' as recommended_action,
-        'the briefing format, not the task, moves a family''s result: rewrite this briefing ('
-            || briefing_styles.briefing_style || ') in the style '
-            || coalesce(briefing_styles.recommended_style, 'with the lowest cross-family variance')
-            || case
-                when briefing_styles.recommended_style is not null
-                    then ', which has the lowest cross-family variance'
-                else ''
-            end as action_reason
-    from briefing_styles
-    inner join challenges
-        on briefing_styles.template_id = challenges.template_id
-        and briefing_styles.variable_combination = challenges.variable_combination
-        and briefing_styles.briefing_style = challenges.briefing_style
-    where briefing_styles.is_flagged
-        and not briefing_styles.is_recommended_style
-),
-
-test_case_findings as (
-    select
-        test_cases.challenge_id,
-        'test_case_bias' as detector,
-        test_cases.challenge_id || '/' || test_cases.test_case_id as finding_id,
-        test_cases.lead_family as model_family,
-        test_cases.lead_d_dif as effect,
-        'MH D-DIF (ETS delta scale; negative = the family passes less often)' as effect_unit,
-        lead_family_dif.d_dif_ci_low as ci_low,
-        lead_family_dif.d_dif_ci_high as ci_high,
-        test_cases.gcmh_q_value as q_value,
-        cast({{ var('dif_large_d_dif') }} as double) as threshold,
-        'test case ' || test_cases.test_case_id || ': ' || test_cases.reason as evidence,
-        'fix_tests' as recommended_action,
-        'test case ' || test_cases.test_case_id || ' is passed at different rates by families'
-            || ' whose attempts are equally good (differential item functioning): it likely'
-            || ' checks names or formats rather than behaviour; rewrite it to test behaviour'
-            as action_reason
-    from test_cases
-    left join test_case_families as lead_family_dif
-        on test_cases.test_case_id = lead_family_dif.test_case_id
-        and test_cases.lead_family = lead_family_dif.model_family
-    where test_cases.is_review_recommended
-),
-
-approach_findings as (
-    select
-        challenge_id,
-        'approach_bias' as detector,
-        challenge_id || '/' || approach_a || ' vs ' || approach_b as finding_id,
-        cast(null as varchar) as model_family,
-        stratified_gap as effect,
-        'points (approach_a minus approach_b, within model families)' as effect_unit,
-        ci_low,
-        ci_high,
-        q_value,
-        gap_threshold as threshold,
-        'approach ' || approach_a || ' scores '
-            || {{ format_number('stratified_gap', '%+.1f') }} || ' points against '
-            || approach_b || ' within model families ('
-            || {{ format_number('100 * interval_level', '%.0f') }} || '% CI '
-            || {{ format_number('ci_low', '%+.1f') }} || ' to '
-            || {{ format_number('ci_high', '%+.1f') }} || '; naive gap '
-            || {{ format_number('naive_gap', '%+.1f') }} || '; q = '
-            || {{ format_number('q_value', '%.2g') }} || '; threshold '
-            || {{ format_number('gap_threshold', '%g') }} || ' points)' as evidence,
-        'fix_tests' as recommended_action,
-        'two solution approaches are scored differently among comparable attempts: the tests'
-            || ' or scorer reward '
-            || case when stratified_gap > 0 then approach_a else approach_b end
-            || ' over the equally valid '
-            || case when stratified_gap > 0 then approach_b else approach_a end
-            || '; make them accept both (families prefer different approaches)' as action_reason
-    from approach_pairs
-    where is_flagged
-),
-
-{#- API memorisation: the API is the flagged unit; every challenge tagged with it inherits
-    the finding, with its own (uncorrected) slope in the evidence. #}
-api_findings as (
-    select
-        api_challenges.challenge_id,
-        'api_memorization' as detector,
-        api_challenges.challenge_id || '/' || apis.tag as finding_id,
-        cast(null as varchar) as model_family,
-        apis.slope_difference as effect,
-        'points per year of training cutoff beyond the control trend (API level)' as effect_unit,
-        apis.ci_low,
-        apis.ci_high,
-        apis.q_value,
-        apis.slope_threshold as threshold,
-        'tagged ' || apis.tag || ': scores on the API''s challenges rise '
-            || {{ format_number('apis.slope_difference', '%+.2f') }}
-            || ' points per year of training cutoff beyond the control trend ('
-            || {{ format_number('100 * apis.interval_level', '%.0f') }} || '% CI '
-            || {{ format_number('apis.ci_low', '%+.2f') }} || ' to '
-            || {{ format_number('apis.ci_high', '%+.2f') }} || ', q = '
-            || {{ format_number('apis.q_value', '%.2g') }} || '; threshold '
-            || {{ format_number('apis.slope_threshold', '%g') }} || ')'
-            || coalesce(
-                '; this challenge alone: '
-                || {{ format_number('api_challenges.slope_difference', '%+.2f') }},
-                ''
-            ) as evidence,
-        case
-            when api_challenges.ci_low > apis.slope_threshold then 'rewrite_challenge'
-            else 'watch'
-        end as recommended_action,
-        case
-            when api_challenges.ci_low > apis.slope_threshold then
-                'newer models have memorised ' || apis.tag || ' (scores on its challenges rise'
-                || ' with training cutoff beyond their general progress) and this challenge''s'
-                || ' own slope is beyond the threshold with confidence (CI from '
-                || {{ format_number('api_challenges.ci_low', '%+.2f') }} || '): rewrite it so'
-                || ' it does not reward recall of the API (a platform-level trend on a passing'
-                || ' challenge is no reason to retire it)'
-            else
-                'a platform-level trend: newer models do better on ' || apis.tag || '''s'
-                || ' challenges, but this challenge''s own slope'
-                || coalesce(' (CI ' || {{ format_number('api_challenges.ci_low', '%+.2f') }}
-                    || ' to ' || {{ format_number('api_challenges.ci_high', '%+.2f') }} || ')', '')
-                || ' does not show it beyond the threshold with confidence: watch it in the'
-                || ' next scans'
-        end as action_reason
-    from apis
-    inner join api_challenges
-        on apis.api_name = api_challenges.api_name
-    where apis.is_flagged
-),
-
-contamination_findings as (
-    {#- A challenge is flagged by whole-text similarity or by one file's containment: the
-        effect is the measure of the rule that fired (similarity when both did). #}
-    select
-        challenge_id,
-        'challenge_contamination' as detector,
-        challenge_id || '/' || coalesce(
-            case when flag_rule = 'containment' then containment_document_id end,
-            best_document_id
-        ) as finding_id,
-        cast(null as varchar) as model_family,
-        case when flag_rule = 'containment' then containment else similarity end as effect,
-        case
-            when flag_rule = 'containment'
-                then 'containment: share of one text''s token shingles found in the other'
-            else 'Jaccard similarity of token shingles'
-        end as effect_unit,
-        cast(null as double) as ci_low,
-        cast(null as double) as ci_high,
-        cast(null as double) as q_value,
-        case
-            when flag_rule = 'containment' then containment_threshold else similarity_threshold
-        end as threshold,
-        case
-            when flag_rule = 'containment'
-                then case
-                    when containment_direction = 'document_in_file'
-                        then 'reference document ' || containment_document_id
-                            || ' is contained in file ' || containment_file_path
-                    else 'file ' || containment_file_path
-                        || ' is contained in reference document ' || containment_document_id
-                end
-                    || ' (containment ' || {{ format_number('containment', '%.2f') }}
-                    || '; threshold ' || {{ format_number('containment_threshold', '%g') }}
-                    || '; whole-text similarity '
-                    || coalesce({{ format_number('similarity', '%.2f') }}, 'n/a') || ')'
-            else 'file ' || best_file_path || ' matches reference document ' || best_document_id
-                || coalesce(' (' || best_document_source || ')', '') || ' with similarity '
-                || {{ format_number('similarity', '%.2f') }} || ' (' || match_level
-                || ' match; threshold ' || {{ format_number('similarity_threshold', '%g') }} || ')'
-        end as evidence,
-        'retire_challenge' as recommended_action,
-        'its code is public (in the reference corpus), so models trained on it may have'
-            || ' memorised it: memorised content cannot be un-memorised; retire the challenge'
-            || ' and replace it with fresh code' as action_reason
-    from contaminated_challenges
-    where is_flagged
-),
-
-{#- Undecided verdicts: the plan that would settle them (fct_challenge_attempts_needed,
-    all-time). Not a bias: the challenge's own evidence is too thin to tell, so the action
-    is to collect attempts, ranked after every bias, trend and fix. #}
-attempts_needed_findings as (
-    select
-        challenge_id,
-        'attempts_needed' as detector,
-        challenge_id || '/attempts_needed' as finding_id,
-        cast(null as varchar) as model_family,
-        cast(max(challenge_additional_attempts) as double) as effect,
-        'more scored attempts (all families topped up to the challenge plan)' as effect_unit,
-        cast(null as double) as ci_low,
-        cast(null as double) as ci_high,
-        cast(null as double) as q_value,
-        cast(null as double) as threshold,
-        string_agg(
-            recommendation, '; '
-            order by additional_family_attempts desc nulls last, model_family
-        ) as evidence,
-        'collect_attempts' as recommended_action,
-        'the verdict is insufficient evidence ('
-            || max(eligibility) || '): collect about '
-            || coalesce(cast(max(challenge_additional_attempts) as varchar), 'more')
-            || ' more scored attempts in all (every family topped up to about '
-            || coalesce(cast(max(challenge_plan_family_attempts) as varchar), '?')
-            || ') to detect a ' || {{ format_number('max(detectable_shift)', '%g') }}
-            || '-point bias with ' || {{ format_number('100 * max(target_power)', '%.0f') }}
-            || '% power' as action_reason
-    from attempts_needed
-    where verdict_window = 'all' and recommendation is not null
-    group by challenge_id
-),
-
-{#- Instance overlap: one finding per challenge of the pair. #}
-instance_overlap_sides as (
-    select challenge_a as challenge_id, challenge_b as other_challenge_id, *
-    from instance_overlaps
-    union all
-    select challenge_b as challenge_id, challenge_a as other_challenge_id, *
-    from instance_overlaps
-),
-
-instance_overlap_findings as (
-    select
-        challenge_id,
-        'challenge_instance_overlap' as detector,
-        challenge_id || '/' || other_challenge_id as finding_id,
-        cast(null as varchar) as model_family,
-        case when flag_rule = 'containment' then containment else similarity end as effect,
-        case
-            when flag_rule = 'containment'
-                then 'containment: share of one file''s token shingles found in the other codebase'
-            else 'Jaccard similarity of token shingles'
-        end as effect_unit,
-        cast(null as double) as ci_low,
-        cast(null as double) as ci_high,
-        cast(null as double) as q_value,
-        case
-            when flag_rule = 'containment' then containment_threshold else similarity_threshold
-        end as threshold,
-        case
-            when flag_rule = 'containment'
-                then 'it shares a file with ' || other_challenge_id || ': '
-                    || contained_challenge_id || '''s ' || contained_file_path
-                    || ' is contained in ' || containing_file_path || ' (containment '
-                    || {{ format_number('containment', '%.2f') }} || '; threshold '
-                    || {{ format_number('containment_threshold', '%g') }}
-                    || '; whole-codebase similarity '
-                    || {{ format_number('similarity', '%.2f') }}
-                    || case when is_same_template then ', same template' else '' end || ')'
-            else 'its codebase is a near-duplicate of ' || other_challenge_id || '''s (similarity '
-                || {{ format_number('similarity', '%.2f') }} || ', ' || match_level || ' match'
-                || case when is_same_template then ', same template' else '' end
-                || '; threshold ' || {{ format_number('similarity_threshold', '%g') }} || ')'
-        end as evidence,
-        'retire_challenge' as recommended_action,
-        'it shares its code with ' || other_challenge_id || ': an agent that has seen one has'
-            || ' seen the other, and that cannot be undone; retire one of the two (or'
-            || ' regenerate its codebase)' as action_reason
-    from instance_overlap_sides
-),
-
-unicode_findings as (
-    select
-        challenge_id,
-        'unicode_coverage' as detector,
-        challenge_id || '/' || {{ sql_string_literal(var("unicode_coverage_tag")) }} as finding_id,
-        cast(null as varchar) as model_family,
-        cast(required_categories - covered_category_count as double) as effect,
-        'Unicode input categories missing from the test inputs' as effect_unit,
-        cast(null as double) as ci_low,
-        cast(null as double) as ci_high,
-        cast(null as double) as q_value,
-        cast(0 as double) as threshold,
-        'Unicode coverage of its test inputs: ' || reason as evidence,
-        'fix_tests' as recommended_action,
-        'a ' || {{ sql_string_literal(var("unicode_coverage_tag")) }} || ' challenge must test every Unicode category and'
-            || ' its tests do not: add test inputs for the missing categories' as action_reason
-    from unicode_coverage
-    where not is_fully_covered
-),
-
-combination_findings as (
-    select
-        challenges.challenge_id,
-        'combination_difficulty' as detector,
-        challenges.challenge_id || '/' || combinations.variable_combination as finding_id,
-        cast(null as varchar) as model_family,
-        combinations.deviation as effect,
-        'points against the template mean (negative = harder)' as effect_unit,
-        cast(null as double) as ci_low,
-        cast(null as double) as ci_high,
-        cast(null as double) as q_value,
-        cast({{ var('combination_deviation_threshold') }} as double) as threshold,
-        'its variable combination ' || combinations.variable_combination || ' scores '
-            || {{ format_number('combinations.deviation', '%+.1f') }} || ' points against the'
-            || ' mean of template ' || combinations.template_id || '''s '
-            || combinations.template_combinations || ' combinations ('
-            || combinations.attempts || ' attempts; threshold '
-            || '{{ var("combination_deviation_threshold") }} points)' as evidence,
-        'rebalance_combinations' as recommended_action,
-        'the challenge is '
-            || case when combinations.deviation < 0 then 'harder' else 'easier' end
-            || ' than the other combinations of its template, so agents that draw it are'
-            || case when combinations.deviation < 0 then ' penalised' else ' favoured' end
-            || ': rebalance the template''s combinations (difficulty tiers, adjusted scores or'
-            || ' pools of equivalent combinations)' as action_reason
-    from combinations
-    inner join challenges
-        on combinations.template_id = challenges.template_id
-        and combinations.variable_combination = challenges.variable_combination
-    where combinations.is_flagged
-),
-
-{#- F6 audit: rubric-item DIF, locale-specific briefings, undefined regulated-domain terms. #}
-rubric_findings as (
-    select
-        rubric_items.challenge_id,
-        'rubric_item_bias' as detector,
-        rubric_items.challenge_id || '/' || rubric_items.rubric_item_id as finding_id,
-        rubric_items.lead_family as model_family,
-        rubric_items.lead_d_dif as effect,
-        'MH D-DIF (ETS delta scale; negative = the family earns the item less often)'
-            as effect_unit,
-        lead_family_dif.d_dif_ci_low as ci_low,
-        lead_family_dif.d_dif_ci_high as ci_high,
-        rubric_items.gcmh_q_value as q_value,
-        cast({{ var('dif_large_d_dif') }} as double) as threshold,
-        'rubric item ' || rubric_items.rubric_item_id || ' ("' || rubric_items.description
-            || '"): ' || rubric_items.reason as evidence,
-        'fix_rubric' as recommended_action,
-        'rubric item ' || rubric_items.rubric_item_id || ' is earned at different rates by'
-            || ' families whose attempts are equally good: it rewards a style rather than the'
-            || ' result; reword it'
-            || coalesce(' (suggested: ' || rubric_items.suggested_rewording || ')', '')
-            as action_reason
-    from rubric_items
-    left join rubric_item_families as lead_family_dif
-        on rubric_items.rubric_item_id = lead_family_dif.rubric_item_id
-        and rubric_items.lead_family = lead_family_dif.model_family
-    where rubric_items.is_flagged
-),
-
-locale_briefing_findings as (
-    select
-        challenge_id,
-        'briefing_locale' as detector,
-        challenge_id || '/' || rule_id || ':' || match_position as finding_id,
-        cast(null as varchar) as model_family,
-        cast(null as double) as effect,
-        cast(null as varchar) as effect_unit,
-        cast(null as double) as ci_low,
-        cast(null as double) as ci_high,
-        cast(null as double) as q_value,
-        cast(null as double) as threshold,
-        'its briefing assumes a locale: "' || matched_text || '" (' || rule_description
-            || ') in a competitive challenge, not reviewed' as evidence,
-        'fix_briefing' as recommended_action,
-        'a competitive briefing must not assume a locale: replace "' || matched_text
-            || '" with ' || coalesce(suggested_neutral_form, 'a locale-neutral form')
-            as action_reason
-    from locale_findings
-    where needs_review
-),
-
-domain_assumption_findings as (
-    select
-        challenge_id,
-        'briefing_domain_assumptions' as detector,
-        challenge_id || '/' || term_id as finding_id,
-        cast(null as varchar) as model_family,
-        cast(null as double) as effect,
-        cast(null as varchar) as effect_unit,
-        cast(null as double) as ci_low,
-        cast(null as double) as ci_high,
-        cast(null as double) as q_value,
-        cast(null as double) as threshold,
-        reason as evidence,
-        'fix_briefing' as recommended_action,
-        'the briefing relies on ' || domain || ' knowledge ("' || matched_text
-            || '") without stating the requirement: state it in the briefing' as action_reason
-    from domain_assumptions
-    where is_flagged
-),
+{% endfor -%}
 
 cause_findings_unioned as (
-    select * from briefing_style_findings
+    {%- for producer in producers %}
+    select * from {{ producer['name'] }}_findings
+    {%- if not loop.last %}
     union all
-    select * from test_case_findings
-    union all
-    select * from approach_findings
-    union all
-    select * from api_findings
-    union all
-    select * from contamination_findings
-    union all
-    select * from instance_overlap_findings
-    union all
-    select * from unicode_findings
-    union all
-    select * from combination_findings
-    union all
-    select * from rubric_findings
-    union all
-    select * from locale_briefing_findings
-    union all
-    select * from domain_assumption_findings
-    union all
-    select * from attempts_needed_findings
+    {%- endif %}
+    {%- endfor %}
 ),
 
 {#- The root cause each finding belongs to (one review-queue item per cause): the flagged
@@ -576,43 +104,15 @@ causes_named as (
     select
         * exclude (finding_item, finding_template_id),
         case detector
-            when 'briefing_style_sensitivity'
-                then 'briefing_style:' || finding_template_id || '/' || finding_item
-            when 'test_case_bias' then 'test_case:' || finding_item
-            when 'rubric_item_bias' then 'rubric_item:' || finding_item
-            when 'approach_bias' then 'approach:' || finding_id
-            when 'api_memorization' then finding_item
-            when 'challenge_contamination' then 'reference_document:' || finding_item
-            when 'challenge_instance_overlap'
-                then 'instance_overlap:' || least(challenge_id, finding_item) || '/'
-                    || greatest(challenge_id, finding_item)
-            when 'combination_difficulty'
-                then 'combination:' || finding_template_id || '/' || finding_item
+            {%- for producer in producers if producer['evidence'].get('cause_id') %}
+            when '{{ producer['name'] }}' then {{ producer['evidence']['cause_id'] }}
+            {%- endfor %}
             else detector || ':' || challenge_id
         end as cause_id,
         case detector
-            when 'briefing_style_sensitivity'
-                then 'briefing style ' || finding_item || ' of template ' || finding_template_id
-                    || ' moves a family''s result'
-            when 'test_case_bias' then 'test case ' || finding_item || ' functions differently by family'
-            when 'rubric_item_bias' then 'rubric item ' || finding_item || ' functions differently by family'
-            when 'approach_bias'
-                then 'approaches ' || finding_item || ' scored differently on ' || challenge_id
-            when 'api_memorization' then 'newer models memorised ' || finding_item
-            when 'challenge_contamination'
-                then 'code public in reference document ' || finding_item
-            when 'challenge_instance_overlap'
-                then 'shared code of ' || least(challenge_id, finding_item) || ' and '
-                    || greatest(challenge_id, finding_item)
-            when 'combination_difficulty'
-                then 'variable combination ' || finding_item || ' of template '
-                    || finding_template_id || ' is off the template''s difficulty'
-            when 'unicode_coverage' then 'tests of ' || challenge_id || ' miss Unicode categories'
-            when 'briefing_locale' then 'briefing of ' || challenge_id || ' assumes a locale'
-            when 'briefing_domain_assumptions'
-                then 'briefing of ' || challenge_id || ' relies on unstated domain knowledge'
-            when 'attempts_needed'
-                then 'verdict on ' || challenge_id || ' undecided: too few attempts'
+            {%- for producer in producers %}
+            when '{{ producer['name'] }}' then {{ producer['evidence']['cause'] }}
+            {%- endfor %}
         end as cause
     from causes_identified
 ),
@@ -625,12 +125,9 @@ ranked_causes as (
             family, or act on families unequally without naming one (memorised code or API,
             an approach families choose at different rates) #}
         detector in (
-            'briefing_style_sensitivity',
-            'test_case_bias',
-            'rubric_item_bias',
-            'approach_bias',
-            'api_memorization',
-            'challenge_contamination'
+            {%- for producer in producers if producer['evidence'].get('explains_family_bias') %}
+            '{{ producer['name'] }}'{{ ',' if not loop.last }}
+            {%- endfor %}
         ) as can_explain_family_bias
     from causes_named
 ),
