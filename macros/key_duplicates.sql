@@ -10,8 +10,9 @@
     `relation` is read up to three times. For a large one, pass a relation expression
     (e.g. `source_rows(...)`) rather than the name of a CTE the model reads again: DuckDB
     would materialise such a CTE in full.
-    One grouping pass over every row, on the 64-bit hash of the key (cheaper to group and
-    smaller than a text key, and no key string is ever built for a composite key); only
+    One grouping pass over every row, on the 64-bit hash of the key (macro row_hash, the
+    one engine-specific piece; cheaper to group and smaller than a text key, and no key
+    string is ever built for a composite key); only
     the rows whose key hash repeats (none, on clean data) are read again and grouped by
     the key itself, so a hash collision of different keys is harmless. Copies differ when
     the min and max of their row hash differ (no count(distinct), which would cost a hash
@@ -24,6 +25,8 @@
             "key_duplicates: key_columns and compared_columns must not be empty") }}
     {%- endif -%}
     {%- set key_list = keys | join(', ') -%}
+    {%- set key_hash = challenge_fairness.row_hash(keys) -%}
+    {%- set row_hash = challenge_fairness.row_hash(compared_columns) -%}
     {%- set key_present -%}
         {%- for key in keys %}{{ key }} is not null{{ ' and ' if not loop.last }}{% endfor -%}
     {%- endset -%}
@@ -42,15 +45,14 @@
         select
             {{ key_list }},
             count(*) as key_copies,
-            min(hash({{ compared_columns | join(', ') }}))
-                <> max(hash({{ compared_columns | join(', ') }})) as has_variants
+            min({{ row_hash }}) <> max({{ row_hash }}) as has_variants
         from {{ relation }}
         where {{ key_present }}
-            and hash({{ key_list }}) in (
-                select hash({{ key_list }})
+            and {{ key_hash }} in (
+                select {{ key_hash }}
                 from {{ relation }}
                 where {{ key_present }}
-                group by hash({{ key_list }})
+                group by {{ key_hash }}
                 having count(*) > 1
             )
         group by {{ key_list }}

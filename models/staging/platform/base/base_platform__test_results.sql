@@ -108,7 +108,8 @@ compressed as (
         score_band,
         passed,
         rejection_reason,
-        any_value(raw_record) as raw_record,
+        {#- a rejected row is a group of its own (source_row_number); clean rows have none #}
+        min(raw_record) as raw_record,
         count(*) as results
     from keyed
     group by
