@@ -283,7 +283,14 @@ def test_the_gate_runs_the_suites_the_detectors_declare(quiet_build: dict[str, A
     assert sorted(listed.suite_name) == sorted(path.stem for path in suite_files)
     assert listed.detector.notna().all() and listed.suite_name.is_unique
     thresholds = json.loads(listed.thresholds.iloc[0])
-    assert set(thresholds) >= {"family_deviation_threshold", "dif_large_d_dif"}
+    # every threshold a suite compares against is declared (negative_* derive from them)
+    used = {
+        expectation["meta"]["threshold_parameter"].removeprefix("negative_")
+        for path in suite_files
+        for expectation in json.loads(path.read_text())["expectations"]
+        if (expectation.get("meta") or {}).get("threshold_parameter")
+    }
+    assert used and used <= set(thresholds), used - set(thresholds)
     assert thresholds["family_deviation_threshold"] == STRICT["family_deviation_threshold"]
     manifest = json.loads((quiet_build["work"] / "target" / "manifest.json").read_text())
     gate = manifest["nodes"]["model.challenge_fairness.int_fairness_expectations_validated"]

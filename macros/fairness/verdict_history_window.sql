@@ -24,6 +24,12 @@
     cast(date_trunc('{{ verdict_history_window() }}', {{ timestamp }}) as date)
 {%- endmacro %}
 
+{# The key of the window starting on the date `window_start` in the verdict chain's
+   verdict_window column ('YYYY-MM-DD'; the all-time window is 'all'). #}
+{% macro verdict_window_key(window_start) -%}
+    cast({{ window_start }} as varchar)
+{%- endmacro %}
+
 {# The first day after the window starting on `window_start` (exclusive end, a date). #}
 {% macro verdict_window_end(window_start) -%}
     {{ return(adapter.dispatch('verdict_window_end', 'challenge_fairness')(window_start)) }}

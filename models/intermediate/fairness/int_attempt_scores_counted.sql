@@ -59,7 +59,7 @@ all_time_counts as (
 
 counted as (
     select
-        cast(window_start as varchar) as verdict_window,
+        {{ verdict_window_key('window_start') }} as verdict_window,
         window_start,
         challenge_id,
         model_family,

@@ -26,7 +26,7 @@ spined as (
 
 windows as (
     select
-        cast(cast(window_timestamp as date) as varchar) as verdict_window,
+        {{ verdict_window_key('cast(window_timestamp as date)') }} as verdict_window,
         cast(window_timestamp as date) as window_start,
         {{ verdict_window_end('cast(window_timestamp as date)') }} as window_end,
         '{{ verdict_history_window() }}' as window_grain

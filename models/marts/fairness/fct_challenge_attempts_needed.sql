@@ -22,6 +22,10 @@ verdicts as (
     select * from {{ ref('int_challenge_verdicts_decided') }}
 ),
 
+windows as (
+    select * from {{ ref('int_verdict_windows_spined') }}
+),
+
 needed as (
     {{ fairness_attempts_needed(
         'cells', 'abilities', 'challenges_tested', 'verdicts', ['verdict_window']
@@ -30,9 +34,11 @@ needed as (
 
 windowed as (
     select
-        *,
-        case when verdict_window <> 'all' then cast(verdict_window as date) end as window_start
+        needed.*,
+        windows.window_start
     from needed
+    left join windows
+        on needed.verdict_window = windows.verdict_window
 ),
 
 described as (

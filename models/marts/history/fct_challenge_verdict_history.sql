@@ -86,6 +86,8 @@ changed_families as (
     select
         changes_marked.challenge_id,
         changes_marked.window_start,
+        changes_marked.verdict_window,
+        previous_window.verdict_window as previous_decided_verdict_window,
         case
             when changes_marked.is_drift then changes_marked.lead_family
             else previous_window.lead_family
@@ -111,12 +113,11 @@ changed_family_effects as (
     left join family_effects as effect_before
         on changed_families.challenge_id = effect_before.challenge_id
         and changed_families.changed_family = effect_before.model_family
-        and cast(changes_marked.previous_decided_window_start as varchar)
-            = effect_before.verdict_window
+        and changed_families.previous_decided_verdict_window = effect_before.verdict_window
     left join family_effects as effect_after
         on changed_families.challenge_id = effect_after.challenge_id
         and changed_families.changed_family = effect_after.model_family
-        and cast(changed_families.window_start as varchar) = effect_after.verdict_window
+        and changed_families.verdict_window = effect_after.verdict_window
 ),
 
 explained as (
