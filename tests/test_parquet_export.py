@@ -1,5 +1,6 @@
-"""Parquet hand-off: the public marts written to var('parquet_export_dir') after a run
-(on-run-end hook) and by `dbt run-operation export_public_marts`."""
+"""BI hand-off: the public marts written to var('parquet_export_dir') after a run
+(on-run-end hook) and by `dbt run-operation export_public_marts`, and their descriptions
+written as database comments (on-run-end hook persist_public_docs)."""
 
 from __future__ import annotations
 
@@ -110,3 +111,48 @@ def test_no_export_without_the_var(
     assert not any("export_public_marts: wrote" in message for message in run.messages)
     assert set(REPO_ROOT.glob("*.parquet")) == before
     assert list(tmp_path.rglob("*.parquet")) == []
+
+
+def test_built_marts_carry_their_descriptions_as_database_comments(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Every public mart the run built has its description as the table's comment and each
+    documented column's description as the column's comment (what a BI tool browsing the
+    database shows); staging and intermediate tables carry none."""
+    build = small_platform_build(tmp_path_factory)
+    nodes = {
+        result.node.name: result.node
+        for result in build["run"].result.result
+        if result.node.resource_type == "model" and str(result.status) == "success"
+    }
+    public = set(nodes) & public_mart_names()
+    assert "fct_challenge_verdicts" in public
+    with duckdb.connect(str(build["database"]), read_only=True) as connection:
+        table_comments = dict(
+            connection.execute(
+                "select table_name, comment from duckdb_tables() where schema_name = 'main'"
+            ).fetchall()
+        )
+        column_comments = {
+            (table, column): comment
+            for table, column, comment in connection.execute(
+                "select table_name, column_name, comment from duckdb_columns()"
+                " where schema_name = 'main'"
+            ).fetchall()
+        }
+        commented_elsewhere = connection.execute(
+            "select count(*) from duckdb_tables()"
+            " where schema_name <> 'main' and comment is not null"
+        ).fetchone()
+    documented_columns = 0
+    for name in sorted(public):
+        node = nodes[name]
+        assert node.description, name
+        assert table_comments[name] == node.description, name
+        for column in node.columns.values():
+            if column.description:
+                assert column_comments[(name, column.name)] == column.description, (name, column)
+                documented_columns += 1
+    assert documented_columns > 10 * len(public) / 2
+    assert any("'" in comment for comment in column_comments.values() if comment)
+    assert commented_elsewhere == (0,)

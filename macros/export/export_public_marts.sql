@@ -1,6 +1,6 @@
 {#
-    Parquet hand-off for BI: writes every public mart (a model of this package under
-    models/marts/, or an fct_/rpt_ model under models/reporting/) to `<parquet_export_dir>/<mart>.parquet`, creating the folder. Does
+    Parquet hand-off for BI: writes every public mart (is_public_mart) to
+    `<parquet_export_dir>/<mart>.parquet`, creating the folder. Does
     nothing while the var `parquet_export_dir` is null (the default).
     - As the project's on-run-end hook it receives `results` and exports only the marts
       this run built successfully (a failed or skipped mart is not exported).
@@ -19,13 +19,8 @@
     {%- endfor -%}
     {%- set exported = [] -%}
     {%- for node in graph.nodes.values() | sort(attribute='name') -%}
-        {%- set model_path = node.original_file_path.replace('\\', '/') -%}
-        {%- set is_public_mart = node.resource_type == 'model'
-            and node.package_name == 'challenge_fairness'
-            and (model_path.startswith('models/marts/')
-                or (model_path.startswith('models/reporting/')
-                    and node.name.startswith(('fct_', 'rpt_')))) -%}
-        {%- if is_public_mart and (results is none or node.unique_id in built) -%}
+        {%- if challenge_fairness.is_public_mart(node)
+            and (results is none or node.unique_id in built) -%}
             {%- set relation = adapter.get_relation(
                 database=node.database, schema=node.schema, identifier=node.alias) -%}
             {%- if relation is not none -%}
