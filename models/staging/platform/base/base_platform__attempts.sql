@@ -99,5 +99,5 @@ select
             ) }}
     end as raw_record
 from checked
-{#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
-order by source_row_number
+{#- Not sorted: every reader counts or sums these rows by key, so their stored order does
+    not matter, and sorting 10M rows cost a quarter of this model's time. #}
