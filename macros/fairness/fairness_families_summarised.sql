@@ -3,6 +3,8 @@
     `score_counts` (rows of int_attempt_scores_counted's shape plus the partition columns):
     scored and unscored counts, mean and sample variance (ddof=1) of the scores, two-pass
     from the compressed counts. A query; partition_by = [] is the all-time grain.
+    Floating sums run in score order (one row per score in a group), so two builds give
+    the same bits whatever order parallel threads read the rows in.
 #}
 {% macro fairness_families_summarised(score_counts, partition_by=[]) -%}
 {%- set p = partition_by -%}
@@ -16,7 +18,7 @@ sums as (
             as scored_attempts,
         cast(coalesce(sum(attempts) filter (where score is null), 0) as bigint)
             as unscored_attempts,
-        sum(score * attempts) filter (where score is not null) as score_sum
+        sum(score * attempts order by score) filter (where score is not null) as score_sum
     from {{ score_counts }}
     group by {{ _partition_columns(none, p) }}challenge_id, model_family
 ),
@@ -32,7 +34,8 @@ spread as (
     select
         {{ _partition_columns('means', p) }}means.challenge_id,
         means.model_family,
-        sum(score_counts.attempts * power(score_counts.score - means.mean_score, 2))
+        sum(score_counts.attempts * power(score_counts.score - means.mean_score, 2)
+            order by score_counts.score)
             as sum_squared_deviations
     from means
     inner join {{ score_counts }} as score_counts

@@ -12,6 +12,7 @@
     family routed to harder challenges is not made to look weaker: residuals are taken
     within each challenge. Leave-out: ability_f(-c) drops the cell's own residual; its
     variance is the attempt-weighted sandwich estimate over the other challenges.
+    Floating sums and means run in family or challenge order: the same bits on every build.
 #}
 {% macro fairness_family_abilities_estimated(cells, partition_by=[]) -%}
 {%- set p = partition_by -%}
@@ -35,7 +36,8 @@ abilities_0 as (
 references_{{ iteration }} as (
     select
         {{ _partition_columns('fitted_cells', p) }}fitted_cells.challenge_id,
-        avg(fitted_cells.trimmed_mean - abilities_{{ iteration - 1 }}.ability) as reference
+        avg(fitted_cells.trimmed_mean - abilities_{{ iteration - 1 }}.ability
+            order by fitted_cells.model_family) as reference
     from fitted_cells
     inner join abilities_{{ iteration - 1 }}
         on fitted_cells.model_family = abilities_{{ iteration - 1 }}.model_family
@@ -46,7 +48,8 @@ references_{{ iteration }} as (
 abilities_{{ iteration }} as (
     select
         {{ _partition_columns('fitted_cells', p) }}fitted_cells.model_family,
-        sum(fitted_cells.attempts * (fitted_cells.trimmed_mean - references_{{ iteration }}.reference))
+        sum(fitted_cells.attempts * (fitted_cells.trimmed_mean - references_{{ iteration }}.reference)
+            order by fitted_cells.challenge_id)
             / sum(fitted_cells.attempts) as ability
     from fitted_cells
     inner join references_{{ iteration }}
@@ -59,7 +62,8 @@ abilities_{{ iteration }} as (
 references_final as (
     select
         {{ _partition_columns('fitted_cells', p) }}fitted_cells.challenge_id,
-        avg(fitted_cells.trimmed_mean - abilities_{{ iterations }}.ability) as reference
+        avg(fitted_cells.trimmed_mean - abilities_{{ iterations }}.ability
+            order by fitted_cells.model_family) as reference
     from fitted_cells
     inner join abilities_{{ iterations }}
         on fitted_cells.model_family = abilities_{{ iterations }}.model_family
@@ -86,11 +90,13 @@ family_totals as (
         {{ _partition_columns(none, p) }}model_family,
         count(*) as challenges,
         sum(weight) as weight_sum,
-        sum(weight * residual) as weighted_residual_sum,
+        sum(weight * residual order by challenge_id) as weighted_residual_sum,
         sum(weight * weight) as squared_weight_sum,
-        sum(weight * weight * residual) as squared_weight_residual_sum,
-        sum(weight * weight * residual * residual) as squared_weight_squared_residual_sum,
-        sum(weight * weight * coalesce(trimmed_mean_variance, 0)) as squared_weight_variance_sum
+        sum(weight * weight * residual order by challenge_id) as squared_weight_residual_sum,
+        sum(weight * weight * residual * residual order by challenge_id)
+            as squared_weight_squared_residual_sum,
+        sum(weight * weight * coalesce(trimmed_mean_variance, 0) order by challenge_id)
+            as squared_weight_variance_sum
     from residuals
     group by {{ _partition_columns(none, p) }}model_family
 ),

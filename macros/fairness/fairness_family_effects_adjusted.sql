@@ -13,6 +13,7 @@
     Yuen variance, the ability's variance, and the others' (over (K-1)^2); degrees of
     freedom by Welch-Satterthwaite over the cells' h - 1. The t test is two-sided, with
     p also Sidak-adjusted for the K contrasts of the challenge (a max-t test).
+    Floating sums run in family order, so every build gives the same bits.
 #}
 {% macro fairness_family_effects_adjusted(cells, abilities, partition_by=[]) -%}
 {%- set p = partition_by -%}
@@ -28,7 +29,8 @@ pooled as (
     select
         {{ _partition_columns('cells', p) }}cells.challenge_id,
         sum(cells.trimmed_mean_variance * cells.effective_n * (cells.effective_n - 1)
-                / (cells.attempts - 1) * (cells.effective_n - 1))
+                / (cells.attempts - 1) * (cells.effective_n - 1)
+                order by cells.model_family)
             / sum(cells.effective_n - 1) as pooled_winsorized_variance,
         sum(cells.effective_n - 1) as pooled_degrees_of_freedom
     from {{ cells }} as cells
@@ -84,9 +86,9 @@ challenge_sums as (
     select
         {{ _partition_columns(none, p) }}challenge_id,
         count(*) as families,
-        sum(adjusted_score) as adjusted_score_sum,
-        sum(adjusted_score_variance) as variance_sum,
-        sum(welch_term) as welch_term_sum
+        sum(adjusted_score order by model_family) as adjusted_score_sum,
+        sum(adjusted_score_variance order by model_family) as variance_sum,
+        sum(welch_term order by model_family) as welch_term_sum
     from usable
     group by {{ _partition_columns(none, p) }}challenge_id
 ),

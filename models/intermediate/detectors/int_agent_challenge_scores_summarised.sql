@@ -3,7 +3,8 @@
     the scores and the passes (score >= `irt_pass_score`), with the agent's model and
     family. One scan of the clean attempts; the API memorisation cells (rolled up to
     models), the family clustering matrix, the contamination adjustment and the 2PL IRT
-    fit (attempts and passes) read it.
+    fit (attempts and passes) read it. The scores are counted per distinct value first, so
+    the sums are exact counts and one ordered floating sum: the same bits on every build.
 #}
 with
 
@@ -19,23 +20,40 @@ models as (
     select * from {{ ref('stg_platform__models') }}
 ),
 
+score_counts as (
+    select
+        challenge_id,
+        agent_id,
+        score,
+        count(*) as attempts
+    from attempts
+    where score is not null
+    group by challenge_id, agent_id, score
+),
+
 summarised as (
     select
-        attempts.challenge_id,
-        attempts.agent_id,
+        score_counts.challenge_id,
+        score_counts.agent_id,
         agents.model_id,
         models.model_family,
-        count(*) as scored_attempts,
-        sum(attempts.score) as score_sum,
-        avg(attempts.score) as mean_score,
-        count(*) filter (where attempts.score >= {{ var('irt_pass_score') }}) as passes
-    from attempts
+        cast(sum(score_counts.attempts) as bigint) as scored_attempts,
+        sum(score_counts.score * score_counts.attempts order by score_counts.score)
+            as score_sum,
+        sum(score_counts.score * score_counts.attempts order by score_counts.score)
+            / sum(score_counts.attempts) as mean_score,
+        cast(coalesce(
+            sum(score_counts.attempts)
+                filter (where score_counts.score >= {{ var('irt_pass_score') }}),
+            0
+        ) as bigint) as passes
+    from score_counts
     inner join agents
-        on attempts.agent_id = agents.agent_id
+        on score_counts.agent_id = agents.agent_id
     inner join models
         on agents.model_id = models.model_id
-    where attempts.score is not null
-    group by attempts.challenge_id, attempts.agent_id, agents.model_id, models.model_family
+    group by
+        score_counts.challenge_id, score_counts.agent_id, agents.model_id, models.model_family
 )
 
 select * from summarised

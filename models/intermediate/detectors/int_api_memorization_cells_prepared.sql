@@ -25,7 +25,9 @@ model_cells as (
         agent_cells.model_id,
         cutoffs.cutoff_years,
         sum(agent_cells.scored_attempts) as scored_attempts,
-        sum(agent_cells.score_sum) / sum(agent_cells.scored_attempts) as mean_score
+        {#- floating sums and means in a fixed order: the same bits on every build #}
+        sum(agent_cells.score_sum order by agent_cells.agent_id)
+            / sum(agent_cells.scored_attempts) as mean_score
     from agent_cells
     inner join cutoffs
         on agent_cells.model_id = cutoffs.model_id
@@ -40,7 +42,10 @@ residualised as (
         cutoff_years,
         scored_attempts,
         mean_score,
-        mean_score - avg(mean_score) over (partition by challenge_id) as residual
+        mean_score - avg(mean_score) over (
+            partition by challenge_id order by model_id
+            rows between unbounded preceding and unbounded following
+        ) as residual
     from model_cells
 ),
 

@@ -21,7 +21,9 @@ api_challenges as (
 control_profiles as (
     select
         model_id,
-        sum(scored_attempts * residual) / sum(scored_attempts) as control_residual
+        {#- in challenge order: the same bits on every build #}
+        sum(scored_attempts * residual order by challenge_id) / sum(scored_attempts)
+            as control_residual
     from cells
     where is_control
     group by model_id

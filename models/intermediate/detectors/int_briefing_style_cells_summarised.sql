@@ -46,6 +46,7 @@ content_challenges as (
 
 challenge_cells as (
     select
+        content_challenges.challenge_id,
         content_challenges.template_id,
         content_challenges.variable_combination,
         content_challenges.briefing_style,
@@ -69,7 +70,8 @@ pooled_means as (
         model_family,
         count(*) as challenges,
         sum(scored_attempts) as attempts,
-        sum(score_sum) / sum(scored_attempts) as mean_score
+        {#- floating sums in challenge order: the same bits on every build #}
+        sum(score_sum order by challenge_id) / sum(scored_attempts) as mean_score
     from challenge_cells
     group by template_id, variable_combination, briefing_style, model_family
 ),
@@ -87,6 +89,7 @@ pooled_cells as (
             challenge_cells.within_ss
             + challenge_cells.scored_attempts
             * power(challenge_cells.mean_score - pooled_means.mean_score, 2)
+            order by challenge_cells.challenge_id
         ) as within_ss
     from pooled_means
     inner join challenge_cells

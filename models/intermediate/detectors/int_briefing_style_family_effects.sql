@@ -58,7 +58,7 @@ style_totals as (
         variable_combination,
         briefing_style,
         count(*) as families,
-        sum(mean_score) as family_mean_sum
+        sum(mean_score order by model_family) as family_mean_sum
     from analysed_cells
     group by template_id, variable_combination, briefing_style
 ),

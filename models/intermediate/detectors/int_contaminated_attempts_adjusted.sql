@@ -50,11 +50,12 @@ attempts_modelled as (
         on agents.model_id = models.model_id
 ),
 
-{# The abilities come from the (challenge, agent) score sums, not from the attempts. #}
+{# The abilities come from the (challenge, agent) score sums, not from the attempts; the
+   floating sums run in a fixed order (agent, challenge): the same bits on every build. #}
 challenge_means as (
     select
         challenge_id,
-        sum(score_sum) / sum(scored_attempts) as challenge_mean
+        sum(score_sum order by agent_id) / sum(scored_attempts) as challenge_mean
     from agent_cells
     group by challenge_id
 ),
@@ -64,7 +65,7 @@ model_cells as (
         agent_cells.model_id,
         agent_cells.challenge_id,
         sum(agent_cells.scored_attempts) as attempts,
-        sum(agent_cells.score_sum)
+        sum(agent_cells.score_sum order by agent_cells.agent_id)
             - sum(agent_cells.scored_attempts) * any_value(challenge_means.challenge_mean)
             as residual_sum
     from agent_cells
@@ -77,7 +78,7 @@ model_totals as (
     select
         model_id,
         sum(attempts) as attempts,
-        sum(residual_sum) as residual_sum
+        sum(residual_sum order by challenge_id) as residual_sum
     from model_cells
     group by model_id
 ),

@@ -50,7 +50,8 @@ arm_means as (
         experiment_id,
         arm,
         sum(attempts) as attempts,
-        sum(score * attempts) / sum(attempts) as mean_score
+        {#- floating sums in (family, score) order: the same bits on every build #}
+        sum(score * attempts order by model_family, score) / sum(attempts) as mean_score
     from arm_scores
     group by experiment_id, arm
 ),
@@ -63,7 +64,8 @@ arm_moments as (
         arm_means.mean_score,
         case
             when arm_means.attempts > 1 then
-                sum(arm_scores.attempts * power(arm_scores.score - arm_means.mean_score, 2))
+                sum(arm_scores.attempts * power(arm_scores.score - arm_means.mean_score, 2)
+                    order by arm_scores.model_family, arm_scores.score)
                 / (arm_means.attempts - 1)
         end as variance_score
     from arm_means
@@ -116,7 +118,8 @@ arm_discriminations as (
         experiment_challenges.arm,
         count(*) as challenges,
         count(*) filter (where irt_estimates.fit_status = 'ok') as fitted_challenges,
-        avg(irt_estimates.discrimination) as discrimination
+        avg(irt_estimates.discrimination order by experiment_challenges.challenge_id)
+            as discrimination
     from experiment_challenges
     left join irt_estimates
         on experiment_challenges.challenge_id = irt_estimates.entity_id

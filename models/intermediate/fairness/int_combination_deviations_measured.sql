@@ -13,7 +13,8 @@ challenge_totals as (
     select
         challenge_id,
         sum(scored_attempts) as scored_attempts,
-        sum(score_sum) as score_sum
+        {#- floating sums in a fixed order: the same bits on every build #}
+        sum(score_sum order by model_family) as score_sum
     from family_summaries
     where scored_attempts > 0
     group by challenge_id
@@ -25,7 +26,8 @@ combinations as (
         challenges.variable_combination,
         count(*) as challenges,
         sum(challenge_totals.scored_attempts) as attempts,
-        sum(challenge_totals.score_sum) / sum(challenge_totals.scored_attempts) as mean_score
+        sum(challenge_totals.score_sum order by challenge_totals.challenge_id)
+            / sum(challenge_totals.scored_attempts) as mean_score
     from challenge_totals
     inner join challenges
         on challenge_totals.challenge_id = challenges.challenge_id
@@ -37,9 +39,13 @@ combinations as (
 compared as (
     select
         *,
-        count(*) over (partition by template_id) as template_combinations,
-        avg(mean_score) over (partition by template_id) as template_mean
+        count(*) over template as template_combinations,
+        avg(mean_score) over template as template_mean
     from combinations
+    window template as (
+        partition by template_id order by variable_combination
+        rows between unbounded preceding and unbounded following
+    )
 ),
 
 ranked as (

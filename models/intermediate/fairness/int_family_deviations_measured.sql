@@ -14,7 +14,8 @@ challenge_totals as (
     select
         challenge_id,
         sum(scored_attempts) as challenge_attempts,
-        sum(score_sum) / sum(scored_attempts) as challenge_mean
+        {#- in family order: the same bits on every build #}
+        sum(score_sum order by model_family) / sum(scored_attempts) as challenge_mean
     from scored_families
     group by challenge_id
 ),

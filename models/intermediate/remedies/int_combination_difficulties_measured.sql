@@ -51,9 +51,13 @@ challenge_variances as (
         count(*) as families,
         sum(attempts) as scored_attempts,
         count(*) filter (where trimmed_mean_variance is null) as cells_without_variance,
-        sum(trimmed_mean_variance) / (count(*) * count(*)) as reference_variance,
+        {#- floating sums in a fixed order (family, challenge, combination): the same bits
+            on every build #}
+        sum(trimmed_mean_variance order by model_family) / (count(*) * count(*))
+            as reference_variance,
         sum(
             trimmed_mean_variance * trimmed_mean_variance / nullif(effective_n - 1, 0)
+            order by model_family
         ) / power(count(*), 4) as reference_df_term
     from cells
     where trimmed_mean is not null
@@ -87,10 +91,11 @@ combinations_summarised as (
         coalesce(sum(scored_attempts), 0) as scored_attempts,
         max(families) as families,
         coalesce(sum(cells_without_variance), 0) as cells_without_variance,
-        avg(challenge_reference) as combination_reference,
-        sum(reference_variance) / (count(challenge_reference) * count(challenge_reference))
-            as reference_variance,
-        sum(reference_df_term) / power(count(challenge_reference), 4) as reference_df_term
+        avg(challenge_reference order by challenge_id) as combination_reference,
+        sum(reference_variance order by challenge_id)
+            / (count(challenge_reference) * count(challenge_reference)) as reference_variance,
+        sum(reference_df_term order by challenge_id) / power(count(challenge_reference), 4)
+            as reference_df_term
     from challenges_measured
     group by template_id, variable_combination
 ),
@@ -111,12 +116,12 @@ templates_summarised as (
         template_id,
         count(*) as template_combinations,
         count(*) filter (where unmeasurable_status is null) as measured_combinations,
-        avg(combination_reference) filter (where unmeasurable_status is null)
-            as template_reference,
-        sum(reference_variance) filter (where unmeasurable_status is null)
-            as template_variance_sum,
-        sum(reference_df_term) filter (where unmeasurable_status is null)
-            as template_df_term_sum
+        avg(combination_reference order by variable_combination)
+            filter (where unmeasurable_status is null) as template_reference,
+        sum(reference_variance order by variable_combination)
+            filter (where unmeasurable_status is null) as template_variance_sum,
+        sum(reference_df_term order by variable_combination)
+            filter (where unmeasurable_status is null) as template_df_term_sum
     from measurability_checked
     group by template_id
 ),

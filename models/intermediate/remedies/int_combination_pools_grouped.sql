@@ -62,7 +62,13 @@ pool_members as (
     inner join members
         on difficulties.template_id = members.template_id
         and difficulties.variable_combination = members.variable_combination
-    window pool_window as (partition by difficulties.template_id, members.pool_number)
+    {#- ordered, with the whole pool as the frame: floating sums in the same order on every
+        build #}
+    window pool_window as (
+        partition by difficulties.template_id, members.pool_number
+        order by difficulties.variable_combination
+        rows between unbounded preceding and unbounded following
+    )
 ),
 
 differences as (

@@ -34,8 +34,10 @@ combined as (
         count(*) as tagged_challenges,
         count(*) filter (where fit_status = 'ok') as tested_challenges,
         coalesce(sum(attempts) filter (where fit_status = 'ok'), 0) as tagged_attempts,
-        avg(control_slope) filter (where fit_status = 'ok') as control_slope,
-        avg(tagged_slope) filter (where fit_status = 'ok') as tagged_slope,
+        avg(control_slope order by challenge_id) filter (where fit_status = 'ok')
+            as control_slope,
+        avg(tagged_slope order by challenge_id) filter (where fit_status = 'ok')
+            as tagged_slope,
         {{ mean_of_estimates(
             "coalesce(list(slope_difference order by challenge_id) filter (where fit_status = 'ok'), cast([] as double[]))",
             "coalesce(list(standard_error order by challenge_id) filter (where fit_status = 'ok'), cast([] as double[]))",

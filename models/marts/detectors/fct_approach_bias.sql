@@ -10,7 +10,9 @@ approach_totals as (
         challenge_id,
         approach,
         sum(scored_attempts) as scored_attempts,
-        sum(scored_attempts * mean_score) / sum(scored_attempts) as mean_score
+        {#- in family order: the same bits on every build #}
+        sum(scored_attempts * mean_score order by model_family) / sum(scored_attempts)
+            as mean_score
     from strata
     group by challenge_id, approach
 ),

@@ -46,8 +46,11 @@ style_spreads as (
         template_id,
         variable_combination,
         briefing_style,
-        avg(mean_score) as family_balanced_mean,
-        case when count(*) >= 2 then var_samp(mean_score) end as cross_family_variance
+        {#- in family order: the same bits on every build #}
+        avg(mean_score order by model_family) as family_balanced_mean,
+        case
+            when count(*) >= 2 then var_samp(mean_score order by model_family)
+        end as cross_family_variance
     from family_effects
     group by template_id, variable_combination, briefing_style
 ),
