@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import duckdb
 import numpy as np
+import pyarrow as pa
 import pytest
+from challenge_fairness import udfs
+from challenge_fairness.detectors import test_case_bias
 from challenge_fairness.plugin import Plugin
 from challenge_fairness.registry import all_udfs, register_udfs
 from hypothesis import given, settings
@@ -133,3 +136,50 @@ def test_plugin_runs_blas_on_one_thread() -> None:
         blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
         assert blas
         assert [pool["num_threads"] for pool in blas] == [1] * len(blas)
+
+
+@given(order=st.permutations(range(6)), seed=st.integers(0, 2**32 - 1))
+@settings(max_examples=30, deadline=None)
+def test_grouped_udfs_give_the_same_bits_whatever_rows_share_the_batch(
+    order: list[int], seed: int
+) -> None:
+    """A row's result does not depend on the other rows of its arrow batch, which DuckDB
+    fills in any order: the groups of a row are coded by label, not by their first
+    appearance in the batch (Kruskal-Wallis, Dunn pairs, test-case DIF; bit for bit)."""
+    rng = np.random.default_rng(seed)
+    names = np.array(["delta", "alpha", "charlie", "bravo"])
+    rows = []
+    for _ in range(6):
+        families = rng.permutation(names)[: int(rng.integers(2, 5))]
+        row: tuple[list, ...] = ([], [], [], [], [])
+        for family in families:
+            for value in rng.choice(np.arange(0, 100.5, 0.5), size=int(rng.integers(2, 8))):
+                row[0].append(str(family))
+                row[1].append(float(value))
+                row[2].append(int(rng.integers(1, 5)))
+                row[3].append(int(value // 25))
+                row[4].append(int(rng.integers(0, 5)))
+        rows.append(row)
+
+    def run(batch: list[tuple[list, ...]]) -> list[tuple[object, object, object]]:
+        groups, values, counts, bands, failures = (
+            pa.chunked_array([[row[i] for row in batch]]) for i in range(5)
+        )
+        constants = [
+            pa.chunked_array([[v] * len(batch)], type=pa.float64()) for v in (0.05, 1.0, 1.5)
+        ]
+        return list(
+            zip(
+                udfs.kruskal_wallis(groups, values, counts).to_pylist(),
+                udfs.dunn(groups, values, counts).to_pylist(),
+                test_case_bias.dif_by_test_case(
+                    groups, bands, counts, failures, *constants
+                ).to_pylist(),
+                strict=True,
+            )
+        )
+
+    alone = run(rows)
+    permuted = run([rows[i] for i in order])
+    for position, row in enumerate(order):
+        assert permuted[position] == alone[row]

@@ -79,6 +79,20 @@ def flat_list(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray,
     return pc.list_flatten(array), offsets, is_null
 
 
+def label_codes(flat_labels: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes of a flat text array (NULL as "") and the labels they index, the labels
+    in sorted order. Codes follow the labels' order, not their first appearance in the
+    batch, so the groups of a row come in the same order whichever rows DuckDB puts in the
+    batch with it (and floating sums over them give the same bits on every build)."""
+    encoded = pc.dictionary_encode(pc.fill_null(flat_labels, ""))
+    labels = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+    order = np.argsort(labels, kind="stable")
+    rank = np.empty(labels.size, dtype=np.int64)
+    rank[order] = np.arange(labels.size, dtype=np.int64)
+    codes = rank[encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)]
+    return codes, labels[order]
+
+
 def float_numpy(array: pa.Array) -> np.ndarray:
     """Numeric arrow array as float64 numpy, NULL as NaN."""
     return pc.cast(array, pa.float64()).to_numpy(zero_copy_only=False)
@@ -94,9 +108,7 @@ def _grouped_rows(
     flat_counts, count_offsets, null_counts = flat_list(counts)
     if not (np.array_equal(offsets, value_offsets) and np.array_equal(offsets, count_offsets)):
         raise ValueError("groups, values and counts lists differ in length")
-    encoded = pc.dictionary_encode(pc.fill_null(flat_groups, ""))
-    codes = encoded.indices.to_numpy(zero_copy_only=False)
-    labels = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+    codes, labels = label_codes(flat_groups)
     value_numbers = float_numpy(flat_values)
     count_numbers = np.nan_to_num(float_numpy(flat_counts), nan=0).astype(np.int64)
     rows: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = []

@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 from scipy import stats
 
 from challenge_fairness.registry import UdfSpec
+from challenge_fairness.udfs import label_codes
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -404,9 +405,7 @@ def dif_by_test_case(
     for _, other_offsets, _ in lists:
         if not np.array_equal(np.diff(offsets)[~null_rows], np.diff(other_offsets)[~null_rows]):
             raise ValueError("cf_test_case_dif: the lists of a row differ in length")
-    encoded = pc.dictionary_encode(pc.fill_null(flat_families, ""))
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    labels = encoded.dictionary.to_pylist()
+    codes, labels = label_codes(flat_families)
     band_values, pass_values, failure_values = (
         np.nan_to_num(pc.cast(flat, pa.float64()).to_numpy(zero_copy_only=False)).astype(np.int64)
         for flat, _, _ in lists
