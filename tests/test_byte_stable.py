@@ -4,7 +4,13 @@ Issue 15, findings 10 and 4: marts differed between builds by floating noise (ab
 1e-14) and by the order of items inside aggregated text; after a run whose scan was
 filed in year 9999, a rebuild on corrected data left the review queue pinned to the week
 of 9999-12-27 (rpt_daily_bias_scan is incremental and kept that scan).
-fct_fairness_gate_results is left out: the order of its messages belongs to the gate.
+
+The noise came from floating sums over rows in the order parallel threads read them, and
+from UDFs that ordered a row's groups by their first appearance in DuckDB's batch. Every
+floating aggregate now runs in a fixed order (`sum(x order by key)`, ordered window
+frames) and the UDFs order groups by label, so the comparison is exact: bit for bit, every
+column of every table of the marts and of the intermediate models, but the gate's
+`validated_at` timestamps.
 """
 
 from __future__ import annotations
@@ -21,53 +27,45 @@ from conftest import run_dbt
 
 pytestmark = pytest.mark.dbt
 
-NOT_COMPARED = {"fct_fairness_gate_results"}
-#: Columns describing the "lead" family of a challenge: the family ranked first by
-#: |adjusted deviation| (macros/fairness/fairness_challenge_verdicts.sql). When two families
-#: tie (28.161066190565606 vs -28.161066190565627 on this platform) floating noise picks
-#: the lead; the verdict macros should rank on a rounded value (then model_family). Left
-#: out of the tolerant comparison, kept in the exact one.
-TIE_PREFIX = "lead_"
+#: When the run happened, not what it found.
+NOT_COMPARED_COLUMNS = {
+    ("fct_fairness_gate_results", "validated_at"),
+    ("int_fairness_expectations_validated", "validated_at"),
+}
+COMPARED_SCHEMAS = ("main", "intermediate")
 BUILD_VARS = {"fairness_gate_severity": "warn", "adjusted_scores_materialization": "table"}
 
 
-def mart_names(database: Path) -> list[str]:
+def table_names(database: Path, schema: str = "main") -> list[str]:
     with duckdb.connect(str(database), read_only=True) as connection:
         rows = connection.execute(
             "select table_name from information_schema.tables"
-            " where table_schema = 'main' order by table_name"
+            " where table_schema = ? and table_type = 'BASE TABLE' order by table_name",
+            [schema],
         ).fetchall()
-    return [name for (name,) in rows if name not in NOT_COMPARED]
+    return [name for (name,) in rows]
 
 
-def differing_rows(
-    first: Path, second: Path, table: str, float_digits: int | None = None
-) -> tuple[int, int]:
-    """Rows of `table` only in the first database, and only in the second (EXCEPT ALL on
-    every column). Floats are compared bit for bit, or, with `float_digits`, rounded to 9
-    decimals (a difference of two near-equal sums is noise around 0) and then as text
-    with that many significant digits."""
+def differing_rows(first: Path, second: Path, table: str, schema: str = "main") -> tuple[int, int]:
+    """Rows of `schema.table` only in the first database, and only in the second (EXCEPT
+    ALL on every column; floats compared bit for bit)."""
     with duckdb.connect() as connection:
         connection.execute(f"attach '{first}' as first_build (read_only)")
         connection.execute(f"attach '{second}' as second_build (read_only)")
         columns = connection.execute(
-            "select column_name, data_type from information_schema.columns"
-            f" where table_catalog = 'first_build' and table_schema = 'main'"
-            f" and table_name = '{table}' order by ordinal_position"
+            "select column_name from information_schema.columns"
+            " where table_catalog = 'first_build' and table_schema = ? and table_name = ?"
+            " order by ordinal_position",
+            [schema, table],
         ).fetchall()
-        if float_digits:
-            columns = [(name, kind) for name, kind in columns if not name.startswith(TIE_PREFIX)]
         projection = ", ".join(
-            f'printf(\'%.{float_digits - 1}e\', round("{name}", 9)) as "{name}"'
-            if float_digits and kind in ("DOUBLE", "FLOAT", "REAL")
-            else f'"{name}"'
-            for name, kind in columns
+            f'"{name}"' for (name,) in columns if (table, name) not in NOT_COMPARED_COLUMNS
         )
         only = []
         for left, right in (("first_build", "second_build"), ("second_build", "first_build")):
             count = connection.execute(
-                f'select count(*) from (select {projection} from {left}.main."{table}"'
-                f' except all select {projection} from {right}.main."{table}")'
+                f'select count(*) from (select {projection} from {left}."{schema}"."{table}"'
+                f' except all select {projection} from {right}."{schema}"."{table}")'
             ).fetchall()[0]
             only.append(int(count[0]))
     return only[0], only[1]
@@ -96,36 +94,25 @@ def two_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"work": work, "builds": builds, "vars": dbt_vars}
 
 
-def differing_marts(two_builds: dict[str, Any], float_digits: int | None) -> dict[str, Any]:
+def differing_tables(two_builds: dict[str, Any], schema: str) -> dict[str, Any]:
     first, second = two_builds["builds"]
-    names = mart_names(first)
-    assert names == mart_names(second)
-    assert len(names) > 30
+    names = table_names(first, schema)
+    assert names == table_names(second, schema)
     return {
         name: counts
         for name in names
-        if (counts := differing_rows(first, second, name, float_digits)) != (0, 0)
+        if (counts := differing_rows(first, second, name, schema)) != (0, 0)
     }
 
 
-def test_two_builds_give_the_same_marts_to_ten_significant_digits(
-    two_builds: dict[str, Any],
-) -> None:
-    """Every column of every mart equal (but lead_*: see TIE_PREFIX); floats to 10
-    significant digits (noise: 1e-14)."""
-    assert differing_marts(two_builds, float_digits=10) == {}
-
-
-@pytest.mark.xfail(
-    reason="floating sums and window averages over rows in an unspecified order (e.g."
-    " int_api_memorization_cells_prepared: avg(mean_score) over (partition by challenge_id)"
-    " after a GROUP BY) differ in the last bits between builds; fixing them needs ordered"
-    " aggregates in the detector and verdict models, and the lead family of a tie"
-    " (TIE_PREFIX) follows that noise (see the hardening report)",
-    strict=False,
-)
-def test_two_builds_give_byte_identical_marts(two_builds: dict[str, Any]) -> None:
-    assert differing_marts(two_builds, float_digits=None) == {}
+@pytest.mark.parametrize("schema", COMPARED_SCHEMAS)
+def test_two_builds_give_byte_identical_tables(two_builds: dict[str, Any], schema: str) -> None:
+    """Every row of every table equal bit for bit: floats, the lead family of a tie,
+    the order inside aggregated text and lists, the gate's messages."""
+    first = two_builds["builds"][0]
+    assert len(table_names(first, schema)) > 30
+    assert "fct_fairness_gate_results" in table_names(first) or schema != "main"
+    assert differing_tables(two_builds, schema) == {}
 
 
 def test_a_rebuild_on_corrected_data_leaves_nothing_of_a_bad_scan(
