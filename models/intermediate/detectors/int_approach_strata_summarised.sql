@@ -2,8 +2,8 @@
     One row per (challenge, approach, model family) with scored labelled attempts: count,
     mean and sample variance (ddof=1, NULL below two attempts) of the scores. The strata of
     the approach comparison: attempts of one family are the comparable ones. Counted per
-    distinct score first; mean and variance two-pass from the counts, their floating sums
-    in score order (the same bits on every build).
+    distinct score first, then summarised as the verdict's family cells are (macro
+    fairness_families_summarised, with the approach as a partition column).
 #}
 with
 
@@ -41,41 +41,15 @@ score_counts as (
     group by attempts.challenge_id, approaches.approach, models.model_family, attempts.score
 ),
 
-means as (
-    select
-        challenge_id,
-        approach,
-        model_family,
-        sum(attempts) as scored_attempts,
-        sum(score * attempts order by score) / sum(attempts) as mean_score
-    from score_counts
-    group by challenge_id, approach, model_family
-),
-
 summarised as (
-    select
-        means.challenge_id,
-        means.approach,
-        means.model_family,
-        cast(means.scored_attempts as bigint) as scored_attempts,
-        means.mean_score,
-        case
-            when means.scored_attempts > 1 then
-                sum(score_counts.attempts * power(score_counts.score - means.mean_score, 2)
-                    order by score_counts.score)
-                / (means.scored_attempts - 1)
-        end as variance_score
-    from means
-    inner join score_counts
-        on means.challenge_id = score_counts.challenge_id
-        and means.approach = score_counts.approach
-        and means.model_family = score_counts.model_family
-    group by
-        means.challenge_id,
-        means.approach,
-        means.model_family,
-        means.scored_attempts,
-        means.mean_score
+    {{ fairness_families_summarised('score_counts', ['approach']) }}
 )
 
-select * from summarised
+select
+    challenge_id,
+    approach,
+    model_family,
+    scored_attempts,
+    mean_score,
+    variance_score
+from summarised
