@@ -40,8 +40,6 @@ summarised as (
         cast(sum(score_counts.attempts) as bigint) as scored_attempts,
         sum(score_counts.score * score_counts.attempts order by score_counts.score)
             as score_sum,
-        sum(score_counts.score * score_counts.attempts order by score_counts.score)
-            / sum(score_counts.attempts) as mean_score,
         cast(coalesce(
             sum(score_counts.attempts)
                 filter (where score_counts.score >= {{ var('irt_pass_score') }}),
@@ -56,4 +54,13 @@ summarised as (
         score_counts.challenge_id, score_counts.agent_id, agents.model_id, models.model_family
 )
 
-select * from summarised
+select
+    challenge_id,
+    agent_id,
+    model_id,
+    model_family,
+    scored_attempts,
+    score_sum,
+    score_sum / scored_attempts as mean_score,
+    passes
+from summarised
