@@ -60,8 +60,11 @@ checked as (
             when nullif(trim(typed.attempt_id), '') is null then 'null_attempt_id'
             when typed.duplicate_kind = 'conflicting' then 'conflicting_attempt_id'
             when typed.duplicate_kind = 'duplicate' then 'duplicate_attempt_id'
-            when nullif(trim(typed.challenge_id), '') is null then 'null_challenge_id'
-            when nullif(trim(typed.agent_id), '') is null then 'null_agent_id'
+            {#- A found challenge or agent has a non-blank id: trim only the others. #}
+            when challenges.challenge_id is null and nullif(trim(typed.challenge_id), '') is null
+                then 'null_challenge_id'
+            when agents.agent_id is null and nullif(trim(typed.agent_id), '') is null
+                then 'null_agent_id'
             when challenges.challenge_id is null then 'unknown_challenge_id'
             when agents.agent_id is null then 'unknown_agent_id'
             when typed.raw_score is not null and typed.score is null then 'score_not_numeric'

@@ -50,8 +50,11 @@ checked as (
         attempts.agent_id,
         attempts.score as attempt_score,
         case
-            when nullif(trim(typed.attempt_id), '') is null then 'null_attempt_id'
-            when nullif(trim(typed.rubric_item_id), '') is null then 'null_rubric_item_id'
+            {#- A found attempt or rubric item has a non-blank id: trim only the others. #}
+            when attempts.attempt_id is null and nullif(trim(typed.attempt_id), '') is null
+                then 'null_attempt_id'
+            when rubric_items.rubric_item_id is null and nullif(trim(typed.rubric_item_id), '') is null
+                then 'null_rubric_item_id'
             when typed.duplicate_kind = 'conflicting' then 'conflicting_rubric_score_id'
             when typed.duplicate_kind = 'duplicate' then 'duplicate_rubric_score_id'
             when attempts.attempt_id is null then 'unknown_attempt_id'

@@ -10,9 +10,10 @@
     `test_results` is optional: when the platform has no such table this model is empty.
 
     The key is (attempt_id, test_case_id), compared column by column (no key string is
-    built). `passed` must read as a boolean (true/false, t/f, 1/0, yes/no). The join that
-    finds the attempt also gives its agent and score band (macro dif_score_band); the band
-    is NULL for a result of an unscored attempt (it takes no part in the DIF).
+    built); its repeats come from base_platform__test_result_duplicates. `passed` must read
+    as a boolean (true/false, t/f, 1/0, yes/no). The join that finds the attempt also gives
+    its agent and score band (macro dif_score_band); the band is NULL for a result of an
+    unscored attempt (it takes no part in the DIF).
     Rows conserved: raw rows = sum(results) over clean and rejected rows (fct_source_row_counts).
 #}
 {%- set raw_test_results = optional_source_rows(
@@ -33,9 +34,8 @@ test_cases as (
     select * from {{ ref('stg_platform__test_cases') }}
 ),
 
-{# Reads the raw rows itself: a second reference to `source` would materialise it. #}
 duplicates as (
-    {{ key_duplicates(raw_test_results, ['attempt_id', 'test_case_id'], ['passed']) }}
+    select * from {{ ref('base_platform__test_result_duplicates') }}
 ),
 
 typed as (
@@ -60,8 +60,11 @@ checked as (
         attempts.agent_id,
         {{ challenge_fairness.dif_score_band('attempts.score') }} as score_band,
         case
-            when nullif(trim(typed.attempt_id), '') is null then 'null_attempt_id'
-            when nullif(trim(typed.test_case_id), '') is null then 'null_test_case_id'
+            {#- A found attempt or test case has a non-blank id: trim only the others. #}
+            when attempts.attempt_id is null and nullif(trim(typed.attempt_id), '') is null
+                then 'null_attempt_id'
+            when test_cases.test_case_id is null and nullif(trim(typed.test_case_id), '') is null
+                then 'null_test_case_id'
             when typed.duplicate_kind = 'conflicting' then 'conflicting_test_result_id'
             when typed.duplicate_kind = 'duplicate' then 'duplicate_test_result_id'
             when attempts.attempt_id is null then 'unknown_attempt_id'
