@@ -1,0 +1,177 @@
+"""The project's `table` and `view` materializations (macros/materializations/).
+
+They drop and create a relation in one transaction instead of dbt-duckdb's temporary name,
+backup and renames. This builds a probe project on the package's macros and checks what a
+user of dbt relies on: hooks inside and outside the transaction, contracts, Python models,
+a rebuild over the previous relation (also of another type), and a failed build that leaves
+the previous table as it was.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import REPO_ROOT, read_table, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+MODELS = {
+    "probe_table.sql": """\
+        {{ config(
+            materialized='table',
+            pre_hook="create or replace table main.hook_pre
+                      as select {{ var('hook_version', 0) }} as version",
+            post_hook=[
+                "create or replace table main.hook_post_inside
+                 as select count(*) as n from {{ this }}",
+                {"sql": "create or replace table main.hook_post_outside as select 1 as n",
+                 "transaction": false},
+            ],
+        ) }}
+        select {{ var('version') }} as version
+    """,
+    "probe_view.sql": """\
+        {{ config(materialized='view') }}
+        select version * 10 as version_tenfold from {{ ref('probe_table') }}
+    """,
+    "probe_switch.sql": """\
+        {{ config(materialized=var('switch', 'table')) }}
+        select 1 as one
+    """,
+    "probe_python.py": """\
+        def model(dbt, session):
+            dbt.config(materialized="table")
+            return dbt.ref("probe_table").df().assign(doubled=lambda frame: frame.version * 2)
+    """,
+    "_probe.yml": """\
+        version: 2
+        models:
+          - name: probe_table
+            config:
+              contract: {enforced: true}
+            columns:
+              - name: version
+                data_type: integer
+    """,
+}
+
+
+def write_probe(project: Path) -> None:
+    (project / "models").mkdir(parents=True)
+    for name, text in MODELS.items():
+        (project / "models" / name).write_text(textwrap.dedent(text))
+    (project / "macros").symlink_to(REPO_ROOT / "macros")
+    (project / "dbt_project.yml").write_text(
+        textwrap.dedent(
+            """\
+            name: challenge_fairness  # the macros call each other as challenge_fairness.<macro>
+            version: "1.0.0"
+            profile: materialization_probe
+            macro-paths: [macros]
+            model-paths: [models]
+            """
+        )
+    )
+    (project / "profiles.yml").write_text(
+        textwrap.dedent(
+            """\
+            materialization_probe:
+              target: probe
+              outputs:
+                probe:
+                  type: duckdb
+                  path: "{{ env_var('CHALLENGE_FAIRNESS_DUCKDB') }}"
+            """
+        )
+    )
+
+
+def relation_types(database: Path) -> dict[str, str]:
+    tables = read_table(
+        database,
+        "select table_name, table_type from information_schema.tables where table_schema = 'main'",
+    )
+    return dict(zip(tables["table_name"], tables["table_type"], strict=True))
+
+
+def test_hooks_contracts_python_and_rebuilds(tmp_path: Path) -> None:
+    project = tmp_path / "probe"
+    write_probe(project)
+    database = tmp_path / "probe.duckdb"
+
+    first = run_dbt(
+        ["run"],
+        database=database,
+        work_dir=tmp_path,
+        project_dir=project,
+        dbt_vars={"version": 1, "hook_version": 1},
+    )
+    assert first.success, first.output
+    assert relation_types(database)["probe_switch"] == "BASE TABLE"
+    assert read_table(database, "select * from main.hook_pre")["version"].tolist() == [1]
+    # the post-hook inside the transaction sees the new table
+    assert read_table(database, "select * from main.hook_post_inside")["n"].tolist() == [1]
+    assert "hook_post_outside" in relation_types(database)
+
+    second = run_dbt(
+        ["run"],
+        database=database,
+        work_dir=tmp_path,
+        project_dir=project,
+        dbt_vars={"version": 2, "switch": "view"},
+    )
+    assert second.success, second.output
+    types = relation_types(database)
+    assert types["probe_switch"] == "VIEW"  # the table of the same name was dropped
+    assert read_table(database, "select * from main.probe_table")["version"].tolist() == [2]
+    assert read_table(database, "select * from main.probe_view")["version_tenfold"].tolist() == [20]
+    assert read_table(database, "select * from main.probe_python")["doubled"].tolist() == [4]
+    assert not [name for name in types if "__dbt_tmp" in name or "__dbt_backup" in name]
+    log = (tmp_path / "logs" / "dbt.log").read_text()
+    assert "__dbt_backup" not in log and "__dbt_tmp" not in log
+
+    back = run_dbt(
+        ["run", "--select", "probe_switch"],
+        database=database,
+        work_dir=tmp_path,
+        project_dir=project,
+        dbt_vars={"version": 2, "switch": "table"},
+    )
+    assert back.success, back.output
+    assert relation_types(database)["probe_switch"] == "BASE TABLE"  # the view was dropped
+
+
+@pytest.mark.parametrize(
+    ("version", "message"),
+    [
+        ("cast(error('boom') as integer)", "boom"),  # fails filling the new table, after the drop
+        ("'not a number'", "contract"),  # fails the contract check, after the drop
+    ],
+)
+def test_a_failed_build_keeps_the_previous_table(
+    tmp_path: Path, version: str, message: str
+) -> None:
+    project = tmp_path / "probe"
+    write_probe(project)
+    database = tmp_path / "probe.duckdb"
+    built = run_dbt(
+        ["run", "--select", "probe_table"],
+        database=database,
+        work_dir=tmp_path,
+        project_dir=project,
+        dbt_vars={"version": 3},
+    )
+    assert built.success, built.output
+
+    failed = run_dbt(
+        ["run", "--select", "probe_table"],
+        database=database,
+        work_dir=tmp_path,
+        project_dir=project,
+        dbt_vars={"version": version},
+    )
+    assert not failed.success
+    assert message in failed.output.lower(), failed.output
+    assert read_table(database, "select * from main.probe_table")["version"].tolist() == [3]
