@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +86,39 @@ def read_table(database: Path, sql: str) -> Any:
 
     with duckdb.connect(str(database), read_only=True) as connection:
         return connection.sql(sql).df()
+
+
+def write_macro_probe(project: Path, profile: str, paths: str) -> None:
+    """A probe dbt project on the package's macros, named challenge_fairness (the macros
+    call each other as challenge_fairness.<macro>); `paths` is its `*-paths` YAML lines
+    (e.g. "seed-paths: [seeds]"). Its profile reads the database from
+    CHALLENGE_FAIRNESS_DUCKDB, as run_dbt sets it."""
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "macros").symlink_to(REPO_ROOT / "macros")
+    (project / "dbt_project.yml").write_text(
+        textwrap.dedent(
+            f"""\
+            name: challenge_fairness
+            version: "1.0.0"
+            profile: {profile}
+            macro-paths: [macros]
+            """
+        )
+        + paths.strip()
+        + "\n"
+    )
+    (project / "profiles.yml").write_text(
+        textwrap.dedent(
+            f"""\
+            {profile}:
+              target: probe
+              outputs:
+                probe:
+                  type: duckdb
+                  path: "{{{{ env_var('CHALLENGE_FAIRNESS_DUCKDB') }}}}"
+            """
+        )
+    )
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, read_table, run_dbt
+from conftest import read_table, run_dbt, write_macro_probe
 
 pytestmark = pytest.mark.dbt
 
@@ -59,33 +59,10 @@ MODELS = {
 
 
 def write_probe(project: Path) -> None:
+    write_macro_probe(project, "materialization_probe", "model-paths: [models]")
     (project / "models").mkdir(parents=True)
     for name, text in MODELS.items():
         (project / "models" / name).write_text(textwrap.dedent(text))
-    (project / "macros").symlink_to(REPO_ROOT / "macros")
-    (project / "dbt_project.yml").write_text(
-        textwrap.dedent(
-            """\
-            name: challenge_fairness  # the macros call each other as challenge_fairness.<macro>
-            version: "1.0.0"
-            profile: materialization_probe
-            macro-paths: [macros]
-            model-paths: [models]
-            """
-        )
-    )
-    (project / "profiles.yml").write_text(
-        textwrap.dedent(
-            """\
-            materialization_probe:
-              target: probe
-              outputs:
-                probe:
-                  type: duckdb
-                  path: "{{ env_var('CHALLENGE_FAIRNESS_DUCKDB') }}"
-            """
-        )
-    )
 
 
 def relation_types(database: Path) -> dict[str, str]:

@@ -9,11 +9,10 @@ the failing assertions back.
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, read_table, run_dbt
+from conftest import read_table, run_dbt, write_macro_probe
 
 pytestmark = pytest.mark.dbt
 
@@ -61,33 +60,10 @@ seeds:
 
 
 def write_probe(project: Path) -> None:
+    write_macro_probe(project, "row_checks_probe", "seed-paths: [seeds]")
     (project / "seeds").mkdir(parents=True)
     (project / "seeds" / "probe_rows.csv").write_text(SEED)
     (project / "seeds" / "_seeds.yml").write_text(SCHEMA)
-    (project / "macros").symlink_to(REPO_ROOT / "macros")
-    (project / "dbt_project.yml").write_text(
-        textwrap.dedent(
-            """\
-            name: challenge_fairness  # the macros call each other as challenge_fairness.<macro>
-            version: "1.0.0"
-            profile: row_checks_probe
-            macro-paths: [macros]
-            seed-paths: [seeds]
-            """
-        )
-    )
-    (project / "profiles.yml").write_text(
-        textwrap.dedent(
-            """\
-            row_checks_probe:
-              target: probe
-              outputs:
-                probe:
-                  type: duckdb
-                  path: "{{ env_var('CHALLENGE_FAIRNESS_DUCKDB') }}"
-            """
-        )
-    )
 
 
 def test_each_assertion_fails_on_its_bad_rows_only(tmp_path: Path) -> None:
