@@ -370,7 +370,7 @@ bias_scan_date:
   type: date
   nullable: true
   default: null
-  description: "Date the bias scan is filed under; null: the date of the latest clean attempt."
+  description: "Date of the bias scan: the scan is as of it (only attempts submitted on or before it, so a past scan can be reproduced) and filed under it; null: every attempt, filed under the date of the latest clean attempt."
 earliest_plausible_timestamp:
   type: date
   default: "2000-01-01"

@@ -1,8 +1,9 @@
 {#
-    One row: the date the bias scan of this run is filed under. Var `bias_scan_date`
-    ('YYYY-MM-DD') when given; by default (null) the date of the latest clean attempt, so
-    re-running on the same data files the scan under the same date (reproducible, not the
-    wall clock); the build's current date only when there are no attempts at all.
+    One row: the date of this run's bias scan. Var `bias_scan_date` ('YYYY-MM-DD') when
+    given (the scan is then as of that date: macro attempt_in_scan); by default (null) the
+    date of the latest clean attempt, so re-running on the same data files the scan under
+    the same date (reproducible, not the wall clock); the build's current date only when
+    there are no attempts at all.
 #}
 {%- set scan_date = var('bias_scan_date', none) %}
 with

@@ -8,6 +8,9 @@ rejected as (
     select * from {{ ref('stg_platform__rejected_rows') }}
 ),
 
+{#- The attempts and the rows tied to them are counted in their base models: valid rows
+    left out of the scan (var bias_scan_date) are clean, just not in this run's scan. #}
+{%- set attempt_bound = ['attempts', 'test_results', 'rubric_scores'] %}
 {% for table_name in [
     'attempts', 'challenges', 'agents', 'models',
     'test_cases', 'test_results', 'challenge_files', 'reference_corpus',
@@ -19,15 +22,29 @@ clean_{{ table_name }} as (
         {% if table_name == 'test_results' -%}
         {# the clean test results are compressed: one row per (test case, agent, band, outcome) #}
         cast(coalesce(sum(results), 0) as bigint) as clean_rows,
+        cast(coalesce(sum(results) filter (where not is_in_scan), 0) as bigint)
+            as outside_scan_rows,
+        {%- elif table_name == 'attempts' -%}
+        count(*) as clean_rows,
+        count(*) filter (where not ({{ attempt_in_scan('submitted_at') }})) as outside_scan_rows,
+        {%- elif table_name == 'rubric_scores' -%}
+        count(*) as clean_rows,
+        count(*) filter (where not is_in_scan) as outside_scan_rows,
         {%- else -%}
         count(*) as clean_rows,
+        cast(null as bigint) as outside_scan_rows,
         {%- endif %}
         {% if table_name == 'attempts' -%}
-        count(*) filter (where not is_scored) as unscored_rows
+        count(*) filter (where score is null) as unscored_rows
         {%- else -%}
         cast(null as bigint) as unscored_rows
         {%- endif %}
+    {% if table_name in attempt_bound -%}
+    from {{ ref('base_platform__' ~ table_name) }}
+    where rejection_reason is null
+    {%- else -%}
     from {{ ref('stg_platform__' ~ table_name) }}
+    {%- endif %}
 ),
 
 {% endfor %}
@@ -56,6 +73,7 @@ counted as (
         raw_counts.raw_rows,
         clean_counts.clean_rows,
         coalesce(rejected_counts.rejected_rows, 0) as rejected_rows,
+        clean_counts.outside_scan_rows,
         clean_counts.unscored_rows
     from raw_counts
     inner join clean_counts
@@ -69,6 +87,7 @@ select
     cast(raw_rows as bigint) as raw_rows,
     cast(clean_rows as bigint) as clean_rows,
     cast(rejected_rows as bigint) as rejected_rows,
+    cast(outside_scan_rows as bigint) as outside_scan_rows,
     cast(unscored_rows as bigint) as unscored_rows,
     cast(raw_rows = clean_rows + rejected_rows as boolean) as is_conserved
 from counted

@@ -1,3 +1,8 @@
+{#
+    The clean attempts of this run's bias scan: every valid attempt, or with var
+    bias_scan_date those submitted on or before it (macro attempt_in_scan). Every detector
+    reads attempts through this model, so a scan as of a past date sees what was there then.
+#}
 with
 
 source as (
@@ -15,6 +20,7 @@ renamed as (
         attempt_id_copies
     from source
     where rejection_reason is null
+        and {{ attempt_in_scan('submitted_at') }}
 )
 
 select * from renamed

@@ -14,6 +14,7 @@ renamed as (
         attempt_score
     from source
     where rejection_reason is null
+        and is_in_scan
 )
 
 select * from renamed

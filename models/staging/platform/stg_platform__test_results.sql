@@ -1,7 +1,8 @@
 {#
     The usable test results as one fact: one row per (test case, agent, score band of the
     attempt, passed) with the number of results (band NULL: the attempt was unscored).
-    Compressed in the one pass over the raw table (base_platform__test_results).
+    Compressed in the one pass over the raw table (base_platform__test_results). Only the
+    results of attempts in this run's scan (with var bias_scan_date: submitted by then).
 #}
 with
 
@@ -18,6 +19,7 @@ renamed as (
         results
     from source
     where rejection_reason is null
+        and is_in_scan
 )
 
 select * from renamed

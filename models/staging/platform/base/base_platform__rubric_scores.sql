@@ -5,7 +5,9 @@
     'attempt/rubric item' for listings. `points` must read as a finite number in
     [0, max_points of the item]. The join that finds the attempt also keeps its agent and
     score (`agent_id`, `attempt_score`), so that no later model joins the scores to the
-    attempts again.
+    attempts again. `is_in_scan` (NULL for a rejected row) says whether the attempt is in
+    this run's scan (macro attempt_in_scan): a valid score of an attempt after var
+    bias_scan_date is kept here and left out of stg_platform__rubric_scores.
 #}
 {%- set raw_rubric_scores = optional_source_rows(
     'rubric_scores',
@@ -17,8 +19,16 @@ source as (
     select * from {{ raw_rubric_scores }}
 ),
 
+{# Every valid attempt, in this run's scan or not: scores are validated against all. #}
 attempts as (
-    select * from {{ ref('stg_platform__attempts') }}
+    select
+        attempt_id,
+        challenge_id,
+        agent_id,
+        score,
+        {{ attempt_in_scan('submitted_at') }} as is_in_scan
+    from {{ ref('base_platform__attempts') }}
+    where rejection_reason is null
 ),
 
 rubric_items as (
@@ -49,6 +59,7 @@ checked as (
         typed.attempt_id || '/' || typed.rubric_item_id as rubric_score_id,
         attempts.agent_id,
         attempts.score as attempt_score,
+        attempts.is_in_scan,
         case
             {#- A found attempt or rubric item has a non-blank id: trim only the others. #}
             when attempts.attempt_id is null and nullif(trim(typed.attempt_id), '') is null
@@ -82,6 +93,7 @@ select
     case when rejection_reason is null then points end as points,
     agent_id,
     attempt_score,
+    case when rejection_reason is null then is_in_scan end as is_in_scan,
     rejection_reason,
     case
         when rejection_reason is not null then

@@ -13,7 +13,9 @@
     built); its repeats come from base_platform__test_result_duplicates. `passed` must read
     as a boolean (true/false, t/f, 1/0, yes/no). The join that finds the attempt also gives
     its agent and score band (macro dif_score_band); the band is NULL for a result of an
-    unscored attempt (it takes no part in the DIF).
+    unscored attempt (it takes no part in the DIF). `is_in_scan` says whether the attempt
+    is in this run's scan (macro attempt_in_scan; NULL for a rejected row): the results
+    of an attempt after var bias_scan_date are valid, counted, and left out of the scan.
     Rows conserved: raw rows = sum(results) over clean and rejected rows (fct_source_row_counts).
 #}
 {%- set raw_test_results = optional_source_rows(
@@ -26,8 +28,16 @@ source as (
     select * from {{ raw_test_results }}
 ),
 
+{# Every valid attempt, in this run's scan or not: results are validated against all. #}
 attempts as (
-    select * from {{ ref('stg_platform__attempts') }}
+    select
+        attempt_id,
+        challenge_id,
+        agent_id,
+        score,
+        {{ attempt_in_scan('submitted_at') }} as is_in_scan
+    from {{ ref('base_platform__attempts') }}
+    where rejection_reason is null
 ),
 
 test_cases as (
@@ -59,6 +69,7 @@ checked as (
         typed.passed,
         attempts.agent_id,
         {{ challenge_fairness.dif_score_band('attempts.score') }} as score_band,
+        attempts.is_in_scan,
         case
             {#- A found attempt or test case has a non-blank id: trim only the others. #}
             when attempts.attempt_id is null and nullif(trim(typed.attempt_id), '') is null
@@ -90,6 +101,7 @@ keyed as (
         test_case_id,
         case when rejection_reason is null then agent_id end as agent_id,
         case when rejection_reason is null then score_band end as score_band,
+        case when rejection_reason is null then is_in_scan end as is_in_scan,
         passed,
         rejection_reason,
         case
@@ -109,6 +121,7 @@ compressed as (
         test_case_id,
         agent_id,
         score_band,
+        is_in_scan,
         passed,
         rejection_reason,
         {#- a rejected row is a group of its own (source_row_number); clean rows have none #}
@@ -121,6 +134,7 @@ compressed as (
         test_case_id,
         agent_id,
         score_band,
+        is_in_scan,
         passed,
         rejection_reason
 )
