@@ -75,8 +75,8 @@ PLANTED_INSTANCE_OVERLAP_SCHEMA = pa.schema(
 )
 SOURCES = ("public-code-sample", "popular-repositories", "earlier-public-challenges")
 DEFAULT_PUBLISHED_AT = date(2024, 12, 1)
-PARTIAL_COPY_SHARE = 0.7  # share of the document's lines a partial copy takes
-PARTIAL_NEW_SHARE = 0.1  # new lines a partial copy adds, as a share of the document's lines
+PARTIAL_COPY_SHARE = 0.7  # share of the document's tokens a partial copy takes
+PARTIAL_NEW_SHARE = 0.1  # new tokens a partial copy adds, as a share of the document's tokens
 
 _WORDS = _words(
     """account active address amount append apply archive array audit balance batch
@@ -303,17 +303,19 @@ def reformat_whitespace(text: str, rng: np.random.Generator) -> str:
 
 
 def partial_copy(text: str, rng: np.random.Generator) -> str:
-    """Copy of a contiguous run of lines holding PARTIAL_COPY_SHARE of the text, plus new
-    code worth PARTIAL_NEW_SHARE of it (Jaccard with the original about 0.7 / 1.1)."""
+    """Copy of a contiguous run of lines holding PARTIAL_COPY_SHARE of the text's tokens,
+    plus new code worth PARTIAL_NEW_SHARE of them (Jaccard with the original about
+    0.7 / 1.1). Sized in tokens, not characters: the shingles the detectors compare are
+    runs of tokens, and a long comment or string line holds many characters but few."""
     lines = text.split("\n")
-    sizes = np.array([len(line) + 1 for line in lines], dtype=float)
+    sizes = np.array([len(tokens(line)) for line in lines], dtype=float)
     wanted = PARTIAL_COPY_SHARE * sizes.sum()
     starts = [i for i in range(len(lines)) if sizes[i:].sum() >= wanted] or [0]
     start = starts[int(rng.integers(0, len(starts)))]
     stop = start + int(np.searchsorted(np.cumsum(sizes[start:]), wanted)) + 1
     extra: list[str] = []
     for line in generate_code(rng).split("\n"):
-        if sum(len(kept) + 1 for kept in extra) >= PARTIAL_NEW_SHARE * sizes.sum():
+        if sum(len(tokens(kept)) for kept in extra) >= PARTIAL_NEW_SHARE * sizes.sum():
             break
         extra.append(line)
     return "\n".join([*lines[start:stop], "", *extra])
