@@ -49,6 +49,8 @@ INTERNAL_COLUMNS = (
     "record_id",
     "source_table",
     "raw_rows",
+    "is_in_scan",
+    "validated_with",
 )
 
 #: Names the raw readers reserve for the row number (parquet, table): a raw column with

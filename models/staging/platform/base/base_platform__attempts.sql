@@ -4,12 +4,145 @@
     A timestamp outside the plausible window (not before var earliest_plausible_timestamp,
     not after the run date plus var plausible_timestamp_days_ahead days) is rejected, so
     the scan date and the verdict history never follow an outlier such as 9999-12-31.
+
+    Incremental, equal to a full refresh. The raw table is an append-only log: its rows
+    keep their `source_row_number`, and the watermark is the largest one already here. A
+    run validates again, with the same rules, only the rows whose outcome can change:
+    - the new rows (past the watermark), whatever their submitted_at (late attempts too);
+    - every rejected row (read again from the raw table: a fix in place, or a challenge or
+      agent that now exists, moves it to the clean side; so does a timestamp the run date
+      has caught up with);
+    - every row sharing an attempt_id with those (a correction, the same attempt_id with
+      other values, makes every copy conflicting; an exact repeat, a duplicate);
+    - clean rows whose challenge or agent is no longer clean;
+    - every row when a validation var changed (`validated_with`).
+    Everything else is checked, not trusted: the run stops, asking for `--full-refresh`,
+    when the raw rows up to the watermark are not those validated before (a table that
+    was truncated, rewritten or edited in place; checksum of the typed values).
 #}
+{{ config(
+    materialized='incremental',
+    incremental_strategy='delete+insert',
+    unique_key='source_row_number',
+    on_schema_change='fail',
+) }}
+{%- set raw_attempts = source_rows('attempts') %}
+{%- set compared = ['challenge_id', 'agent_id', 'score', 'submitted_at'] %}
+{%- set validated_with -%}
+    {{ sql_string_literal(
+        'earliest_plausible_timestamp=' ~ var('earliest_plausible_timestamp')
+        ~ ';plausible_timestamp_days_ahead=' ~ var('plausible_timestamp_days_ahead')) }}
+{%- endset %}
 with
 
-source as (
-    select * from {{ source_rows('attempts') }}
+{% if is_incremental() %}
+{#- This table is read where needed, not through a CTE: DuckDB materialises a CTE read
+    several times, here all of its rows. #}
+watermark as (
+    select coalesce(max(source_row_number), -1) as last_row_number
+    from {{ this }}
 ),
+
+{# The raw ids of the new rows and of the rows rejected before (one scan). #}
+reread_keys as (
+    select distinct cast(raw.attempt_id as varchar) as attempt_id
+    from {{ raw_attempts }} as raw
+    where raw.attempt_id is not null
+        and (
+            raw.source_row_number > (select last_row_number from watermark)
+            or raw.source_row_number in (
+                select source_row_number from {{ this }} where rejection_reason is not null
+            )
+        )
+),
+
+rechecked as (
+    select
+        source_row_number,
+        attempt_id
+    from {{ this }}
+    where rejection_reason is not null
+        or validated_with <> {{ validated_with }}
+        or attempt_id in (select attempt_id from reread_keys)
+        or challenge_id not in (select challenge_id from {{ ref('stg_platform__challenges') }})
+        or agent_id not in (select agent_id from {{ ref('stg_platform__agents') }})
+),
+
+batch_keys as (
+    select attempt_id from reread_keys
+    union
+    select attempt_id from rechecked where attempt_id is not null
+),
+
+{# The rows validated in this run: every copy of every key they carry is among them. #}
+batch as (
+    select *
+    from {{ raw_attempts }} as raw
+    where raw.source_row_number > (select last_row_number from watermark)
+        or raw.source_row_number in (select source_row_number from rechecked)
+        or cast(raw.attempt_id as varchar) in (select attempt_id from batch_keys)
+),
+
+{# The rows kept as they are: the same typed values in the raw table as here. #}
+{%- set kept_checksum -%}
+    count(*) as kept_rows,
+    sum(hash(source_row_number, attempt_id, challenge_id, agent_id, score, submitted_at,
+        score_unreadable, submitted_at_unreadable)) as checksum
+{%- endset %}
+raw_kept as (
+    select {{ kept_checksum }}
+    from (
+        select
+            raw.source_row_number,
+            cast(raw.attempt_id as varchar) as attempt_id,
+            cast(raw.challenge_id as varchar) as challenge_id,
+            cast(raw.agent_id as varchar) as agent_id,
+            try_cast(raw.score as double) as score,
+            try_cast(raw.submitted_at as timestamp) as submitted_at,
+            raw.score is not null and try_cast(raw.score as double) is null
+                as score_unreadable,
+            raw.submitted_at is not null and try_cast(raw.submitted_at as timestamp) is null
+                as submitted_at_unreadable
+        from {{ raw_attempts }} as raw
+        where raw.source_row_number <= (select last_row_number from watermark)
+            and raw.source_row_number not in (select source_row_number from batch)
+    ) as typed_raw
+),
+
+previous_kept as (
+    select {{ kept_checksum }}
+    from (
+        select
+            source_row_number,
+            attempt_id,
+            challenge_id,
+            agent_id,
+            score,
+            submitted_at,
+            false as score_unreadable,
+            false as submitted_at_unreadable
+        from {{ this }}
+        where source_row_number not in (select source_row_number from batch)
+    ) as typed_previous
+),
+
+source as (
+    select * from batch
+),
+
+duplicates as (
+    {{ key_duplicates('batch', 'attempt_id', compared) }}
+),
+{% else %}
+source as (
+    select * from {{ raw_attempts }}
+),
+
+{# Reads the raw rows itself: a second reference to `source` would materialise it. #}
+duplicates as (
+    {{ key_duplicates(raw_attempts, 'attempt_id', compared) }}
+),
+{% endif %}
 
 challenges as (
     select * from {{ ref('stg_platform__challenges') }}
@@ -17,15 +150,6 @@ challenges as (
 
 agents as (
     select * from {{ ref('stg_platform__agents') }}
-),
-
-{# Reads the raw rows itself: a second reference to `source` would materialise it. #}
-duplicates as (
-    {{ key_duplicates(
-        source_rows('attempts'),
-        'attempt_id',
-        ['challenge_id', 'agent_id', 'score', 'submitted_at']
-    ) }}
 ),
 
 typed as (
@@ -100,7 +224,34 @@ select
                  'score': 'raw_score', 'submitted_at': 'raw_submitted_at'},
                 'checked'
             ) }}
-    end as raw_record
+    end as raw_record,
+    {{ validated_with }} as validated_with
 from checked
+{%- if is_incremental() %}
+
+{# Reached only when the rows kept from earlier runs changed in the raw table. #}
+union all
+select
+    cast({{ sql_error(
+        "'base_platform__attempts: the raw attempts up to row ' || cast(watermark.last_row_number as varchar)"
+        ~ " || ' changed since they were validated (' || cast(previous_kept.kept_rows as varchar)"
+        ~ " || ' rows expected, ' || cast(raw_kept.kept_rows as varchar) || ' found, or a value edited in place).'"
+        ~ " || ' The raw table must be an append-only log; run dbt build --full-refresh to validate it again.'"
+    ) }} as bigint) as source_row_number,
+    null as attempt_id,
+    null as challenge_id,
+    null as agent_id,
+    null as score,
+    null as submitted_at,
+    null as attempt_id_copies,
+    null as rejection_reason,
+    null as raw_record,
+    null as validated_with
+from raw_kept
+cross join previous_kept
+cross join watermark
+where raw_kept.kept_rows <> previous_kept.kept_rows
+    or raw_kept.checksum is distinct from previous_kept.checksum
+{%- endif %}
 {#- Not sorted: every reader counts or sums these rows by key, so their stored order does
     not matter, and sorting 10M rows cost a quarter of this model's time. #}

@@ -1,0 +1,198 @@
+"""Incremental runs equal a full refresh.
+
+A platform (dirty rows included) arrives in k random increments, appended to its raw
+attempts table in arrival order, with what daily operation brings: late attempts (an old
+submitted_at arriving last), corrections (an existing attempt_id again with another
+score: every copy conflicts), exact repeats, an attempt whose agent is registered only
+later, a challenge that a later conflicting row makes unusable, and a rejected row fixed in
+place. After each increment `dbt build` runs on the same database; after the last, every
+mart and the staged attempts equal one full build of the final data (1e-9). A raw row
+edited in place after it was validated stops the run, asking for --full-refresh.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pytest
+from challenge_fairness.demo import PlatformSpec, generate_platform, write_duckdb
+from conftest import REPO_ROOT, read_table, run_dbt
+
+sys.path.insert(0, str(REPO_ROOT / "bench"))
+
+import compare_marts  # noqa: E402
+
+pytestmark = pytest.mark.dbt
+
+VARS = {"fairness_gate_severity": "warn"}
+# The daily scan and the queue are the history of the runs themselves (one scan per run).
+RUN_HISTORIES = {"rpt_daily_bias_scan", "rpt_review_queue"}
+LATE_AGENT = "agent-registered-late"
+
+
+def arrival_order(database: Path, rng: np.random.Generator) -> list[int]:
+    """Add the planted rows to `plan.final_attempts` (arrival position `arrival`) and return
+    the arrival positions after which the late agent and the conflicting challenge come."""
+    with duckdb.connect(str(database)) as con:
+        con.execute("create schema plan")
+        con.execute(
+            "create table plan.final_attempts as"
+            " select *, cast(rowid as double) as arrival from raw.attempts"
+        )
+        n = con.execute("select count(*) from plan.final_attempts").fetchone()[0]
+        clean = con.execute(
+            "select rowid from raw.attempts where score between 0 and 100"
+            " and attempt_id like 'att-%' order by rowid"
+        ).fetchall()
+        picks = rng.choice(len(clean), size=6, replace=False)
+        corrected, repeated = [clean[i][0] for i in picks[:3]], [clean[i][0] for i in picks[3:5]]
+        # each planted row arrives somewhere after its original (fractional positions)
+        for kind, rowids in (("corrected", corrected), ("repeated", repeated)):
+            for rowid in rowids:
+                arrival = rng.uniform(rowid + 1, n)
+                score = "(cast(score as bigint) + 7) % 100" if kind == "corrected" else "score"
+                con.execute(
+                    "insert into plan.final_attempts by name select attempt_id, challenge_id,"
+                    f" agent_id, {score} as score, submitted_at, {arrival} as arrival"
+                    f" from raw.attempts where rowid = {rowid}"
+                )
+        template = clean[picks[5]][0]
+        for index in range(5):
+            con.execute(
+                "insert into plan.final_attempts by name select 'late-' || "
+                f"{index} as attempt_id, challenge_id, agent_id, 40 + {index} as score,"
+                " timestamp '2026-01-02 08:00:00' as submitted_at,"
+                f" {rng.uniform(n / 2, n)} as arrival from raw.attempts where rowid = {template}"
+            )
+        con.execute(
+            "insert into plan.final_attempts by name select 'by-late-agent' as attempt_id,"
+            f" challenge_id, '{LATE_AGENT}' as agent_id, 55 as score, submitted_at,"
+            f" {rng.uniform(0, n / 5)} as arrival from raw.attempts where rowid = {template}"
+        )
+    return sorted(rng.choice(np.arange(n // 5, n - n // 5), size=2, replace=False).tolist())
+
+
+def apply_events(con: duckdb.DuckDBPyConnection, step: int, last: bool) -> None:
+    """Changes to the other raw tables: the late agent from the second increment on; the
+    conflicting challenge row and the fix in place in the last."""
+    if step == 1:
+        con.execute(
+            f"insert into raw.agents select '{LATE_AGENT}', model_id from raw.agents"
+            " where model_id is not null order by agent_id limit 1"
+        )
+    if last:
+        con.execute(
+            "insert into raw.challenges by name select challenge_id, 'tpl-conflict'"
+            " as template_id from raw.challenges where challenge_id = ("
+            "select challenge_id from raw.attempts where challenge_id like 'ch-s%'"
+            " group by challenge_id order by challenge_id limit 1)"
+        )
+        con.execute(
+            "update raw.attempts set score = 50 where rowid = ("
+            "select min(rowid) from raw.attempts where score > 100)"
+        )
+
+
+def load(con: duckdb.DuckDBPyConnection, since: float, upto: float) -> None:
+    """Append, in arrival order, the attempts that arrived in [since, upto)."""
+    con.execute(
+        "insert into raw.attempts by name select * exclude (arrival) from plan.final_attempts"
+        " where arrival >= ? and arrival < ? order by arrival",
+        [since, upto],
+    )
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    work = tmp_path_factory.mktemp("incremental")
+    platform = generate_platform(PlatformSpec(seed=5, n_attempts=20_000, dirty=True))
+    rng = np.random.default_rng(2026)
+    source = work / "source.duckdb"
+    write_duckdb(platform, str(source))
+    cuts = arrival_order(source, rng)
+
+    incremental = work / "incremental.duckdb"
+    shutil.copy(source, incremental)
+    with duckdb.connect(str(incremental)) as con:
+        # a new, empty table: appended rows are numbered (rowid) from 0 in arrival order
+        con.execute("create or replace table raw.attempts as from raw.attempts limit 0")
+    steps = [*cuts, float("inf")]
+    for step, upto in enumerate(steps):
+        with duckdb.connect(str(incremental)) as con:
+            load(con, since=steps[step - 1] if step else float("-inf"), upto=upto)
+            apply_events(con, step, last=step == len(steps) - 1)
+        run = run_dbt(["build"], database=incremental, work_dir=work / f"step{step}", dbt_vars=VARS)
+        assert run.success, run.output
+
+    full = work / "full.duckdb"
+    with duckdb.connect(str(full)) as con:
+        # the final raw tables, row for row in the same order (same source_row_number)
+        con.execute(f"attach '{incremental}' as grown (read_only)")
+        con.execute("create schema raw")
+        tables = con.execute(
+            "select table_name from duckdb_tables() where database_name = 'grown'"
+            " and schema_name = 'raw'"
+        ).fetchall()
+        for (table,) in tables:
+            con.execute(f"create table raw.{table} as from grown.raw.{table} order by rowid")
+    run = run_dbt(["build"], database=full, work_dir=work / "full", dbt_vars=VARS)
+    assert run.success, run.output
+    return {"incremental": incremental, "full": full, "work": work, "steps": len(steps)}
+
+
+def test_the_increments_hold_every_planted_case(builds: dict[str, Any]) -> None:
+    reasons = read_table(
+        builds["full"],
+        "select rejection_reason, count(*) as n from staging.base_platform__attempts group by all",
+    ).set_index("rejection_reason")["n"]
+    assert reasons["conflicting_attempt_id"] >= 6
+    assert reasons["duplicate_attempt_id"] >= 2
+    assert reasons["unknown_challenge_id"] > 100  # the attempts of the conflicting challenge
+    late = read_table(
+        builds["full"],
+        "select count(*) as n from staging.stg_platform__attempts"
+        f" where attempt_id like 'late-%' or agent_id = '{LATE_AGENT}'",
+    )
+    assert late.n[0] == 6
+
+
+def test_incremental_builds_equal_a_full_refresh(builds: dict[str, Any]) -> None:
+    for schema, ignore in (("main", RUN_HISTORIES), ("staging", set())):
+        results = compare_marts.compare(
+            builds["full"],
+            builds["incremental"],
+            schema,
+            1e-9,
+            ignore,
+            set(compare_marts.RUN_STAMP_COLUMNS),
+        )
+        assert len(results) > 10
+        differing = {r.relation: r.details[:3] for r in results if r.status != "equal"}
+        assert not differing, (schema, differing)
+
+
+def test_a_raw_row_edited_in_place_stops_the_run(builds: dict[str, Any], tmp_path: Path) -> None:
+    database = tmp_path / "edited.duckdb"
+    shutil.copy(builds["incremental"], database)
+    with duckdb.connect(str(database)) as con:
+        con.execute(
+            "update raw.attempts set score = score + 1 where rowid = ("
+            "select min(source_row_number) from staging.base_platform__attempts"
+            " where rejection_reason is null and attempt_id_copies = 1 and score < 90)"
+        )
+    run = run_dbt(
+        ["run", "--select", "base_platform__attempts"], database=database, work_dir=tmp_path
+    )
+    assert not run.success
+    assert "append-only log; run dbt build --full-refresh" in run.output
+    run = run_dbt(
+        ["run", "--select", "base_platform__attempts", "--full-refresh"],
+        database=database,
+        work_dir=tmp_path,
+    )
+    assert run.success, run.output
