@@ -19,16 +19,8 @@ source as (
     select * from {{ raw_rubric_scores }}
 ),
 
-{# Every valid attempt, in this run's scan or not: scores are validated against all. #}
 attempts as (
-    select
-        attempt_id,
-        challenge_id,
-        agent_id,
-        score,
-        {{ attempt_in_scan('submitted_at') }} as is_in_scan
-    from {{ ref('base_platform__attempts') }}
-    where rejection_reason is null
+    {{ attempts_to_validate_against() }}
 ),
 
 rubric_items as (
