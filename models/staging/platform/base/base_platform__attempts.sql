@@ -17,8 +17,8 @@
     - clean rows whose challenge or agent is no longer clean;
     - every row when a validation var changed (`validated_with`).
     Everything else is checked, not trusted: the run stops, asking for `--full-refresh`,
-    when the raw rows up to the watermark are not those validated before (a table that
-    was truncated, rewritten or edited in place; checksum of the typed values).
+    when a row that was clean is not in the raw table as validated (a table that was
+    truncated, rewritten or edited in place; checksum of the typed values).
 #}
 {{ config(
     materialized='incremental',
@@ -83,7 +83,9 @@ batch as (
         or cast(raw.attempt_id as varchar) in (select attempt_id from batch_keys)
 ),
 
-{# The rows kept as they are: the same typed values in the raw table as here. #}
+{# Every row clean before is still in the raw table with the same typed values (the rows
+   rejected before are read again anyway): a clean row never changes in an append-only
+   log, so the models that fold these rows in incrementally may rely on that. #}
 {%- set kept_checksum -%}
     count(*) as kept_rows,
     sum(hash(source_row_number, attempt_id, challenge_id, agent_id, score, submitted_at,
@@ -105,7 +107,9 @@ raw_kept as (
                 as submitted_at_unreadable
         from {{ raw_attempts }} as raw
         where raw.source_row_number <= (select last_row_number from watermark)
-            and raw.source_row_number not in (select source_row_number from batch)
+            and raw.source_row_number not in (
+                select source_row_number from {{ this }} where rejection_reason is not null
+            )
     ) as typed_raw
 ),
 
@@ -122,7 +126,7 @@ previous_kept as (
             false as score_unreadable,
             false as submitted_at_unreadable
         from {{ this }}
-        where source_row_number not in (select source_row_number from batch)
+        where rejection_reason is null
     ) as typed_previous
 ),
 
@@ -235,7 +239,7 @@ select
     cast({{ sql_error(
         "'base_platform__attempts: the raw attempts up to row ' || cast(watermark.last_row_number as varchar)"
         ~ " || ' changed since they were validated (' || cast(previous_kept.kept_rows as varchar)"
-        ~ " || ' rows expected, ' || cast(raw_kept.kept_rows as varchar) || ' found, or a value edited in place).'"
+        ~ " || ' clean rows expected, ' || cast(raw_kept.kept_rows as varchar) || ' found, or a value edited in place).'"
         ~ " || ' The raw table must be an append-only log; run dbt build --full-refresh to validate it again.'"
     ) }} as bigint) as source_row_number,
     null as attempt_id,
