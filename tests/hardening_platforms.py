@@ -51,7 +51,6 @@ INTERNAL_COLUMNS = (
     "raw_rows",
     "is_in_scan",
     "validated_with",
-    "validated_at",
 )
 
 #: Names the raw readers reserve for the row number (parquet, table): a raw column with
