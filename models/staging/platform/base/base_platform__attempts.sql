@@ -16,7 +16,6 @@
       other values, makes every copy conflicting; an exact repeat, a duplicate);
     - clean rows whose challenge or agent is no longer clean;
     - every row when a validation var changed (`validated_with`).
-    Each row written carries the run's start (`validated_at`).
     Everything else is checked, not trusted: the run stops, asking for `--full-refresh`,
     when a row that was clean is not in the raw table as validated (a table that was
     truncated, rewritten or edited in place; checksum of the typed values).
@@ -34,9 +33,6 @@
         'earliest_plausible_timestamp=' ~ var('earliest_plausible_timestamp')
         ~ ';plausible_timestamp_days_ahead=' ~ var('plausible_timestamp_days_ahead')) }}
 {%- endset %}
-{#- When this run validated the row: the models that fold these rows in incrementally
-    (int_attempt_score_cells_counted) take the rows validated after their last run. #}
-{%- set validated_at = "cast('" ~ run_started_at.strftime('%Y-%m-%d %H:%M:%S.%f') ~ "' as timestamp)" %}
 with
 
 {% if is_incremental() %}
@@ -233,8 +229,7 @@ select
                 'checked'
             ) }}
     end as raw_record,
-    {{ validated_with }} as validated_with,
-    {{ validated_at }} as validated_at
+    {{ validated_with }} as validated_with
 from checked
 {%- if is_incremental() %}
 
@@ -255,8 +250,7 @@ select
     null as attempt_id_copies,
     null as rejection_reason,
     null as raw_record,
-    null as validated_with,
-    null as validated_at
+    null as validated_with
 from raw_kept
 cross join previous_kept
 cross join watermark
