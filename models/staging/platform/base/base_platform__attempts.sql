@@ -95,22 +95,18 @@ raw_kept as (
     select {{ kept_checksum }}
     from (
         select
-            raw.source_row_number,
-            cast(raw.attempt_id as varchar) as attempt_id,
-            cast(raw.challenge_id as varchar) as challenge_id,
-            cast(raw.agent_id as varchar) as agent_id,
-            try_cast(raw.score as double) as score,
-            try_cast(raw.submitted_at as timestamp) as submitted_at,
-            raw.score is not null and try_cast(raw.score as double) is null
-                as score_unreadable,
-            raw.submitted_at is not null and try_cast(raw.submitted_at as timestamp) is null
-                as submitted_at_unreadable
-        from {{ raw_attempts }} as raw
-        where raw.source_row_number <= (select last_row_number from watermark)
-            and raw.source_row_number not in (
-                select source_row_number from {{ this }} where rejection_reason is not null
-            )
-    ) as typed_raw
+            *,
+            raw_score is not null and score is null as score_unreadable,
+            raw_submitted_at is not null and submitted_at is null as submitted_at_unreadable
+        from (
+            select {{ typed_attempt_columns('raw') }}
+            from {{ raw_attempts }} as raw
+            where raw.source_row_number <= (select last_row_number from watermark)
+                and raw.source_row_number not in (
+                    select source_row_number from {{ this }} where rejection_reason is not null
+                )
+        ) as typed_raw
+    ) as flagged_raw
 ),
 
 previous_kept as (
@@ -158,14 +154,7 @@ agents as (
 
 typed as (
     select
-        source.source_row_number,
-        cast(source.attempt_id as varchar) as attempt_id,
-        cast(source.challenge_id as varchar) as challenge_id,
-        cast(source.agent_id as varchar) as agent_id,
-        source.score as raw_score,
-        try_cast(source.score as double) as score,
-        source.submitted_at as raw_submitted_at,
-        try_cast(source.submitted_at as timestamp) as submitted_at,
+        {{ typed_attempt_columns('source') }},
         case
             when source.attempt_id is not null then coalesce(duplicates.key_copies, 1)
         end as attempt_id_copies,
@@ -233,7 +222,7 @@ select
 from checked
 {%- if is_incremental() %}
 
-{# Reached only when the rows kept from earlier runs changed in the raw table. #}
+{# Reached only when a row validated clean before changed in the raw table. #}
 union all
 select
     cast({{ sql_error(
