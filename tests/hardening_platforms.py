@@ -44,6 +44,8 @@ INTERNAL_COLUMNS = (
     "attempt_score",
     "score_band",
     "results",
+    "row_checksum",
+    "last_source_row_number",
     "test_result_id",
     "rubric_score_id",
     "record_id",

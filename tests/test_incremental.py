@@ -1,13 +1,16 @@
 """Incremental runs equal a full refresh.
 
-A platform (dirty rows included) arrives in k random increments, appended to its raw
-attempts table in arrival order, with what daily operation brings: late attempts (an old
-submitted_at arriving last), corrections (an existing attempt_id again with another
-score: every copy conflicts), exact repeats, an attempt whose agent is registered only
-later, a challenge that a later conflicting row makes unusable, and a rejected row fixed in
-place. After each increment `dbt build` runs on the same database; after the last, every
-mart and the staged attempts equal one full build of the final data (1e-9). A raw row
-edited in place after it was validated stops the run, asking for --full-refresh.
+A platform (dirty rows and every detector's tables included) arrives in k random
+increments, appended to its raw attempts, test results and rubric scores in arrival order,
+with what daily operation brings: late attempts (an old submitted_at arriving last),
+corrections (an existing attempt_id again with another score: every copy conflicts; the
+same for a test result or a rubric score), exact repeats, results and scores that arrive
+before their attempt, an attempt whose agent is registered only later, a challenge that a
+later conflicting row makes unusable (its test cases and rubric items with it: the last
+run validates the results and scores again in full), and a rejected row fixed in place.
+After each increment `dbt build` runs on the same database; after the last, every mart and
+every staging relation equal one full build of the final data (1e-9). A raw row edited in
+place after it was validated stops the run, asking for --full-refresh.
 """
 
 from __future__ import annotations
@@ -32,7 +35,11 @@ pytestmark = pytest.mark.dbt
 VARS = {"fairness_gate_severity": "warn"}
 # The daily scan and the queue are the history of the runs themselves (one scan per run).
 RUN_HISTORIES = {"rpt_daily_bias_scan", "rpt_review_queue"}
+# The watermark of the test results' counts: a count keeps the largest row it ever held.
+RUN_BOOKKEEPING = {"base_platform__test_results.last_source_row_number"}
 LATE_AGENT = "agent-registered-late"
+# The raw tables that grow by appended rows (the others are dimensions, edited below).
+STREAMED = ("attempts", "test_results", "rubric_scores")
 
 
 def arrival_order(database: Path, rng: np.random.Generator) -> list[int]:
@@ -74,6 +81,29 @@ def arrival_order(database: Path, rng: np.random.Generator) -> list[int]:
             f" challenge_id, '{LATE_AGENT}' as agent_id, 55 as score, submitted_at,"
             f" {rng.uniform(0, n / 5)} as arrival from raw.attempts where rowid = {template}"
         )
+        # a test result or rubric score arrives about with its attempt, some before it (an
+        # unknown attempt until then); then 3 corrections and 2 exact repeats of each
+        for table, value, other in (
+            ("test_results", "passed", "not passed"),
+            ("rubric_scores", "points", "points + 0.5"),
+        ):
+            con.execute(
+                f"create table plan.final_{table} as select rows.*, coalesce(("
+                " select min(arrival) from plan.final_attempts"
+                " where final_attempts.attempt_id = rows.attempt_id), 0)"
+                f" + (hash(rows.rowid, 2026) % 1000 / 1000 - 0.3) * {n / 50} as arrival"
+                f" from raw.{table} as rows"
+            )
+            picks = con.execute(
+                f"select rowid from raw.{table} where {value} is not null order by rowid"
+            ).fetchall()
+            for position, index in enumerate(rng.choice(len(picks), size=5, replace=False)):
+                changed = other if position < 3 else value
+                con.execute(
+                    f"insert into plan.final_{table} by name select * exclude ({value}),"
+                    f" {changed} as {value}, {rng.uniform(n / 2, n)} as arrival"
+                    f" from raw.{table} where rowid = {picks[index][0]}"
+                )
     return sorted(rng.choice(np.arange(n // 5, n - n // 5), size=2, replace=False).tolist())
 
 
@@ -99,18 +129,21 @@ def apply_events(con: duckdb.DuckDBPyConnection, step: int, last: bool) -> None:
 
 
 def load(con: duckdb.DuckDBPyConnection, since: float, upto: float) -> None:
-    """Append, in arrival order, the attempts that arrived in [since, upto)."""
-    con.execute(
-        "insert into raw.attempts by name select * exclude (arrival) from plan.final_attempts"
-        " where arrival >= ? and arrival < ? order by arrival",
-        [since, upto],
-    )
+    """Append, in arrival order, the rows of STREAMED that arrived in [since, upto)."""
+    for table in STREAMED:
+        con.execute(
+            f"insert into raw.{table} by name select * exclude (arrival)"
+            f" from plan.final_{table} where arrival >= ? and arrival < ? order by arrival",
+            [since, upto],
+        )
 
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     work = tmp_path_factory.mktemp("incremental")
-    platform = generate_platform(PlatformSpec(seed=5, n_attempts=20_000, dirty=True))
+    platform = generate_platform(
+        PlatformSpec(seed=5, n_attempts=20_000, dirty=True, detector_plants=True)
+    )
     rng = np.random.default_rng(2026)
     source = work / "source.duckdb"
     write_duckdb(platform, str(source))
@@ -119,8 +152,9 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     incremental = work / "incremental.duckdb"
     shutil.copy(source, incremental)
     with duckdb.connect(str(incremental)) as con:
-        # a new, empty table: appended rows are numbered (rowid) from 0 in arrival order
-        con.execute("create or replace table raw.attempts as from raw.attempts limit 0")
+        # new, empty tables: appended rows are numbered (rowid) from 0 in arrival order
+        for table in STREAMED:
+            con.execute(f"create or replace table raw.{table} as from raw.{table} limit 0")
     steps = [*cuts, float("inf")]
     for step, upto in enumerate(steps):
         with duckdb.connect(str(incremental)) as con:
@@ -159,6 +193,38 @@ def test_the_increments_hold_every_planted_case(builds: dict[str, Any]) -> None:
         f" where attempt_id like 'late-%' or agent_id = '{LATE_AGENT}'",
     )
     assert late.n[0] == 6
+    reasons = read_table(
+        builds["full"],
+        "select rejection_reason, sum(results) as n from staging.base_platform__test_results"
+        " group by all",
+    ).set_index("rejection_reason")["n"]
+    assert reasons["conflicting_test_result_id"] >= 6
+    assert reasons["duplicate_test_result_id"] >= 2
+    assert reasons["unknown_attempt_id"] > 100  # those of attempts rejected since
+    reasons = read_table(
+        builds["full"],
+        "select rejection_reason, count(*) as n from staging.base_platform__rubric_scores"
+        " group by all",
+    ).set_index("rejection_reason")["n"]
+    assert reasons["conflicting_rubric_score_id"] >= 6
+    assert reasons["duplicate_rubric_score_id"] >= 2
+
+
+INCREMENTAL_FACTS = (
+    "base_platform__attempts",
+    "base_platform__test_results",
+    "base_platform__rubric_scores",
+    "int_attempt_score_cells_counted",
+)
+
+
+def test_a_daily_run_reads_past_the_watermark(builds: dict[str, Any]) -> None:
+    """The second run folds only the changed rows into every fact (the last one validates
+    the results and scores in full: their test cases and rubric items changed)."""
+    compiled = builds["work"] / "step1" / "target" / "compiled"
+    for model in INCREMENTAL_FACTS:
+        (sql,) = compiled.rglob(f"{model}.sql")
+        assert "from watermark" in sql.read_text(), model
 
 
 def test_incremental_builds_equal_a_full_refresh(builds: dict[str, Any]) -> None:
@@ -169,30 +235,40 @@ def test_incremental_builds_equal_a_full_refresh(builds: dict[str, Any]) -> None
             schema,
             1e-9,
             ignore,
-            set(compare_marts.RUN_STAMP_COLUMNS),
+            set(compare_marts.RUN_STAMP_COLUMNS) | RUN_BOOKKEEPING,
         )
         assert len(results) > 10
         differing = {r.relation: r.details[:3] for r in results if r.status != "equal"}
         assert not differing, (schema, differing)
 
 
-def test_a_raw_row_edited_in_place_stops_the_run(builds: dict[str, Any], tmp_path: Path) -> None:
+EDITS_IN_PLACE = {
+    "base_platform__attempts": "update raw.attempts set score = score + 1 where rowid = ("
+    "select min(source_row_number) from staging.base_platform__attempts"
+    " where rejection_reason is null and attempt_id_copies = 1 and score < 90)",
+    # a clean result (not among the rejected rows, hence counted) flips
+    "base_platform__test_results": "update raw.test_results set passed = not passed"
+    " where rowid = (select min(rowid) from raw.test_results where passed is not null"
+    " and rowid not in (select source_row_number from staging.base_platform__test_results"
+    " where source_row_number is not null))",
+    "base_platform__rubric_scores": "update raw.rubric_scores set points = points + 0.25"
+    " where rowid = (select min(source_row_number) from staging.base_platform__rubric_scores"
+    " where rejection_reason is null)",
+}
+
+
+@pytest.mark.parametrize("model", sorted(EDITS_IN_PLACE))
+def test_a_raw_row_edited_in_place_stops_the_run(
+    builds: dict[str, Any], tmp_path: Path, model: str
+) -> None:
     database = tmp_path / "edited.duckdb"
     shutil.copy(builds["incremental"], database)
     with duckdb.connect(str(database)) as con:
-        con.execute(
-            "update raw.attempts set score = score + 1 where rowid = ("
-            "select min(source_row_number) from staging.base_platform__attempts"
-            " where rejection_reason is null and attempt_id_copies = 1 and score < 90)"
-        )
-    run = run_dbt(
-        ["run", "--select", "base_platform__attempts"], database=database, work_dir=tmp_path
-    )
+        con.execute(EDITS_IN_PLACE[model])
+    run = run_dbt(["run", "--select", model], database=database, work_dir=tmp_path)
     assert not run.success
     assert "append-only log; run dbt build --full-refresh" in run.output
     run = run_dbt(
-        ["run", "--select", "base_platform__attempts", "--full-refresh"],
-        database=database,
-        work_dir=tmp_path,
+        ["run", "--select", model, "--full-refresh"], database=database, work_dir=tmp_path
     )
     assert run.success, run.output

@@ -1,15 +1,18 @@
 {#
     One row per (challenge, agent) with at least one scored attempt: count, sum and mean of
     the scores and the passes (score >= `irt_pass_score`), with the agent's model and
-    family. One scan of the clean attempts; the API memorisation cells (rolled up to
-    models), the family clustering matrix, the contamination adjustment and the 2PL IRT
-    fit (attempts and passes) read it. The scores are counted per distinct value first, so
-    the sums are exact counts and one ordered floating sum: the same bits on every build.
+    family, summed from the attempt cells of this run's scan (int_attempt_score_cells_counted);
+    the API memorisation cells (rolled up to models), the family clustering matrix, the
+    contamination adjustment and the 2PL IRT fit (attempts and passes) read it. The scores
+    are counted per distinct value first, so the sums are exact counts and one ordered
+    floating sum: the same bits on every build.
 #}
 with
 
-attempts as (
-    select * from {{ ref('stg_platform__attempts') }}
+cells as (
+    select * from {{ ref('int_attempt_score_cells_counted') }}
+    where source_row_number is null
+        and is_in_scan
 ),
 
 agents as (
@@ -25,8 +28,8 @@ score_counts as (
         challenge_id,
         agent_id,
         score,
-        count(*) as attempts
-    from attempts
+        sum(attempts) as attempts
+    from cells
     where score is not null
     group by challenge_id, agent_id, score
 ),

@@ -1,18 +1,21 @@
 {#
-    The one scan of attempts for the verdict chain: clean attempts compressed to one row per
-    (verdict window, challenge, model family, distinct score) with its count. A verdict
-    window is either 'all' (every clean attempt: the all-time verdict) or one window of the
-    var `verdict_history_window` holding submitted_at, keyed by its first day
-    ('YYYY-MM-DD', window_start); attempts without a timestamp count in 'all' only. The
-    'all' rows are sums of the window rows, so attempts are read once for both. Unscored
+    The verdict chain's counts: the clean attempts of this run's scan compressed to one row
+    per (verdict window, challenge, model family, distinct score) with its count, summed
+    from the attempt cells (int_attempt_score_cells_counted). A verdict window is either
+    'all' (every clean attempt: the all-time verdict) or one window of the var
+    `verdict_history_window` holding submitted_at, keyed by its first day ('YYYY-MM-DD',
+    window_start); attempts without a timestamp count in 'all' only. The 'all' rows are
+    sums of the window rows. Unscored
     attempts form the score-NULL row. Every statistic of the chain is exact on this table;
     with integer scores it is a few hundred rows per challenge and window however many
     attempts there are.
 #}
 with
 
-attempts as (
-    select * from {{ ref('stg_platform__attempts') }}
+cells as (
+    select * from {{ ref('int_attempt_score_cells_counted') }}
+    where source_row_number is null
+        and is_in_scan
 ),
 
 agents as (
@@ -23,28 +26,19 @@ models as (
     select * from {{ ref('stg_platform__models') }}
 ),
 
-windowed as (
-    select
-        attempts.challenge_id,
-        models.model_family,
-        {{ verdict_window_start('attempts.submitted_at') }} as window_start,
-        attempts.score
-    from attempts
-    inner join agents
-        on attempts.agent_id = agents.agent_id
-    inner join models
-        on agents.model_id = models.model_id
-),
-
 window_counts as (
     select
-        challenge_id,
-        model_family,
-        window_start,
-        score,
-        count(*) as attempts
-    from windowed
-    group by challenge_id, model_family, window_start, score
+        cells.challenge_id,
+        models.model_family,
+        cells.window_start,
+        cells.score,
+        sum(cells.attempts) as attempts
+    from cells
+    inner join agents
+        on cells.agent_id = agents.agent_id
+    inner join models
+        on agents.model_id = models.model_id
+    group by cells.challenge_id, models.model_family, cells.window_start, cells.score
 ),
 
 all_time_counts as (

@@ -16,9 +16,12 @@
       other values, makes every copy conflicting; an exact repeat, a duplicate);
     - clean rows whose challenge or agent is no longer clean;
     - every row when a validation var changed (`validated_with`).
-    Everything else is checked, not trusted: the run stops, asking for `--full-refresh`,
-    when a row that was clean is not in the raw table as validated (a table that was
-    truncated, rewritten or edited in place; checksum of the typed values).
+    One pass over the raw table finds them (and the new ids are read where the scan can
+    skip to them). Everything else is checked, not trusted: the run stops, asking for
+    `--full-refresh`, when a row that was clean is not in the raw table as validated (a
+    table that was truncated, rewritten or edited in place: their count and the sum of
+    `row_checksum`, the hash of the raw values), or when the attempt_id of a rejected row
+    was edited in place (its new id's other copies would not be read again).
 #}
 {{ config(
     materialized='incremental',
@@ -33,105 +36,49 @@
         'earliest_plausible_timestamp=' ~ var('earliest_plausible_timestamp')
         ~ ';plausible_timestamp_days_ahead=' ~ var('plausible_timestamp_days_ahead')) }}
 {%- endset %}
+{#- The checksum of a raw row, of its values as read (rows clean before are checked by it). #}
+{%- set hashed = ['source_row_number', 'attempt_id', 'challenge_id', 'agent_id', 'score', 'submitted_at'] %}
+{%- set raw_hashed, source_hashed = [], [] %}
+{%- for column in hashed %}
+    {%- do raw_hashed.append('raw.' ~ column) %}
+    {%- do source_hashed.append('source.' ~ column) %}
+{%- endfor %}
+{#- Only the rows whose outcome can change, unless the stored rows were validated otherwise. #}
+{%- set changed_rows_only = false %}
+{%- if is_incremental() %}
+    {%- set stale = run_query(
+        'select count(*) from ' ~ this ~ ' where validated_with <> ' ~ validated_with) %}
+    {%- set changed_rows_only = stale.columns[0].values()[0] == 0 %}
+{%- endif %}
 with
 
-{% if is_incremental() %}
-{#- This table is read where needed, not through a CTE: DuckDB materialises a CTE read
-    several times, here all of its rows. #}
-watermark as (
-    select coalesce(max(source_row_number), -1) as last_row_number
-    from {{ this }}
-),
-
-{# The raw ids of the new rows and of the rows rejected before (one scan). #}
-reread_keys as (
-    select distinct cast(raw.attempt_id as varchar) as attempt_id
-    from {{ raw_attempts }} as raw
-    where raw.attempt_id is not null
-        and (
-            raw.source_row_number > (select last_row_number from watermark)
-            or raw.source_row_number in (
-                select source_row_number from {{ this }} where rejection_reason is not null
-            )
-        )
-),
-
-rechecked as (
-    select
-        source_row_number,
-        attempt_id
-    from {{ this }}
-    where rejection_reason is not null
-        or validated_with <> {{ validated_with }}
-        or attempt_id in (select attempt_id from reread_keys)
-        or challenge_id not in (select challenge_id from {{ ref('stg_platform__challenges') }})
-        or agent_id not in (select agent_id from {{ ref('stg_platform__agents') }})
-),
-
-batch_keys as (
-    select attempt_id from reread_keys
-    union
-    select attempt_id from rechecked where attempt_id is not null
-),
-
-{# The rows validated in this run: every copy of every key they carry is among them. #}
-batch as (
-    select *
-    from {{ raw_attempts }} as raw
-    where raw.source_row_number > (select last_row_number from watermark)
-        or raw.source_row_number in (select source_row_number from rechecked)
-        or cast(raw.attempt_id as varchar) in (select attempt_id from batch_keys)
-),
-
-{# Every row clean before is still in the raw table with the same typed values (the rows
-   rejected before are read again anyway): a clean row never changes in an append-only
-   log, so the models that fold these rows in incrementally may rely on that. #}
-{%- set kept_checksum -%}
-    count(*) as kept_rows,
-    sum(hash(source_row_number, attempt_id, challenge_id, agent_id, score, submitted_at,
-        score_unreadable, submitted_at_unreadable)) as checksum
-{%- endset %}
-raw_kept as (
-    select {{ kept_checksum }}
-    from (
-        select
-            *,
-            raw_score is not null and score is null as score_unreadable,
-            raw_submitted_at is not null and submitted_at is null as submitted_at_unreadable
-        from (
-            select {{ typed_attempt_columns('raw') }}
-            from {{ raw_attempts }} as raw
-            where raw.source_row_number <= (select last_row_number from watermark)
-                and raw.source_row_number not in (
-                    select source_row_number from {{ this }} where rejection_reason is not null
-                )
-        ) as typed_raw
-    ) as flagged_raw
-),
-
-previous_kept as (
-    select {{ kept_checksum }}
-    from (
-        select
-            source_row_number,
-            attempt_id,
-            challenge_id,
-            agent_id,
-            score,
-            submitted_at,
-            false as score_unreadable,
-            false as submitted_at_unreadable
-        from {{ this }}
-        where rejection_reason is null
-    ) as typed_previous
-),
-
-source as (
-    select * from batch
-),
+{% if changed_rows_only %}
+{{ revalidated_rows(
+    raw_attempts,
+    keys=['attempt_id'],
+    columns=hashed[1:],
+    checksum=row_hash(raw_hashed),
+    also_validated=[
+        'cast(raw.challenge_id as varchar) not in (select challenge_id from '
+            ~ ref('stg_platform__challenges') ~ ')',
+        'cast(raw.agent_id as varchar) not in (select agent_id from '
+            ~ ref('stg_platform__agents') ~ ')',
+    ],
+) }},
 
 duplicates as (
-    {{ key_duplicates('batch', 'attempt_id', compared) }}
+    {{ key_duplicates('source', 'attempt_id', compared) }}
+),
+
+{# Every row clean before is still in the raw table as it was validated: a clean row never
+   changes in an append-only log, so the models that fold these rows in incrementally may
+   rely on that. #}
+previous_kept as (
+    select
+        count(*) as kept_rows,
+        sum(row_checksum) as checksum
+    from {{ this }}
+    where rejection_reason is null
 ),
 {% else %}
 source as (
@@ -154,7 +101,15 @@ agents as (
 
 typed as (
     select
-        {{ typed_attempt_columns('source') }},
+        source.source_row_number,
+        cast(source.attempt_id as varchar) as attempt_id,
+        cast(source.challenge_id as varchar) as challenge_id,
+        cast(source.agent_id as varchar) as agent_id,
+        source.score as raw_score,
+        try_cast(source.score as double) as score,
+        source.submitted_at as raw_submitted_at,
+        try_cast(source.submitted_at as timestamp) as submitted_at,
+        {{ row_hash(source_hashed) }} as row_checksum,
         case
             when source.attempt_id is not null then coalesce(duplicates.key_copies, 1)
         end as attempt_id_copies,
@@ -173,6 +128,7 @@ checked as (
         typed.score,
         typed.submitted_at,
         typed.attempt_id_copies,
+        typed.row_checksum,
         case
             when nullif(trim(typed.attempt_id), '') is null then 'null_attempt_id'
             when typed.duplicate_kind = 'conflicting' then 'conflicting_attempt_id'
@@ -218,17 +174,20 @@ select
                 'checked'
             ) }}
     end as raw_record,
+    row_checksum,
     {{ validated_with }} as validated_with
 from checked
-{%- if is_incremental() %}
+{%- if changed_rows_only %}
 
-{# Reached only when a row validated clean before changed in the raw table. #}
+{# Reached only when a row validated clean before changed in the raw table, or the id of
+   a row rejected before was edited (its new id may be another row's: that is not re-read). #}
 union all
 select
     cast({{ sql_error(
         "'base_platform__attempts: the raw attempts up to row ' || cast(watermark.last_row_number as varchar)"
         ~ " || ' changed since they were validated (' || cast(previous_kept.kept_rows as varchar)"
-        ~ " || ' clean rows expected, ' || cast(raw_kept.kept_rows as varchar) || ' found, or a value edited in place).'"
+        ~ " || ' clean rows expected, ' || cast(raw_kept.kept_rows as varchar) || ' found, or a value edited in place; '"
+        ~ " || cast(raw_kept.changed_keys as varchar) || ' rejected rows with an attempt_id edited in place).'"
         ~ " || ' The raw table must be an append-only log; run dbt build --full-refresh to validate it again.'"
     ) }} as bigint) as source_row_number,
     null as attempt_id,
@@ -239,12 +198,14 @@ select
     null as attempt_id_copies,
     null as rejection_reason,
     null as raw_record,
+    null as row_checksum,
     null as validated_with
 from raw_kept
 cross join previous_kept
 cross join watermark
 where raw_kept.kept_rows <> previous_kept.kept_rows
     or raw_kept.checksum is distinct from previous_kept.checksum
+    or raw_kept.changed_keys > 0
 {%- endif %}
 {#- Not sorted: every reader counts or sums these rows by key, so their stored order does
     not matter, and sorting 10M rows cost a quarter of this model's time. #}

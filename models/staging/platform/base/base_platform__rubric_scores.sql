@@ -8,16 +8,80 @@
     attempts again. `is_in_scan` (NULL for a rejected row) says whether the attempt is in
     this run's scan (macro attempt_in_scan): a valid score of an attempt after var
     bias_scan_date is kept here and left out of stg_platform__rubric_scores.
+
+    Incremental, equal to a full refresh (as base_platform__attempts; macro
+    revalidated_rows): a run validates again the new rows, the rows rejected before, the
+    rows of an attempt that is rejected now, every row sharing a key with those, and
+    every row when what a score is validated with (`validated_with`: var bias_scan_date,
+    the clean rubric items) changed. It stops, asking for `--full-refresh`, when a row
+    that was clean is not in the raw table as validated (`row_checksum`).
 #}
+{{ config(
+    materialized='incremental',
+    incremental_strategy='delete+insert',
+    unique_key='source_row_number',
+    on_schema_change='fail',
+) }}
 {%- set raw_rubric_scores = optional_source_rows(
     'rubric_scores',
     {'attempt_id': 'varchar', 'rubric_item_id': 'varchar', 'points': 'double'}
 ) %}
+{%- set validated_with -%}
+    {{ sql_string_literal('bias_scan_date=' ~ (var('bias_scan_date', none) or '') ~ ';rubric_items=') }}
+    || (
+        select cast(count(*) as varchar) || ':'
+            || cast(coalesce(sum({{ row_hash(['rubric_item_id', 'challenge_id', 'max_points']) }}), 0) as varchar)
+        from {{ ref('stg_platform__rubric_items') }}
+    )
+{%- endset %}
+{#- Only the rows whose outcome can change, unless the stored rows were validated otherwise. #}
+{%- set changed_rows_only = false %}
+{%- if is_incremental() %}
+    {%- set stale = run_query(
+        'select count(*) from ' ~ this ~ ' where validated_with is distinct from (' ~ validated_with ~ ')') %}
+    {%- set changed_rows_only = stale.columns[0].values()[0] == 0 %}
+{%- endif %}
 with
 
+{% if changed_rows_only %}
+{# Attempts that are not clean (now): their scores are validated again. #}
+rejected_attempts as (
+    select attempt_id
+    from {{ ref('base_platform__attempts') }}
+    where rejection_reason is not null
+        and attempt_id is not null
+),
+
+{{ revalidated_rows(
+    raw_rubric_scores,
+    keys=['attempt_id', 'rubric_item_id'],
+    columns=['attempt_id', 'rubric_item_id', 'points'],
+    checksum=row_hash(['raw.source_row_number', 'raw.attempt_id', 'raw.rubric_item_id', 'raw.points']),
+    also_validated=['cast(raw.attempt_id as varchar) in (select attempt_id from rejected_attempts)'],
+) }},
+
+{# Every row clean before is still in the raw table as it was validated. #}
+previous_kept as (
+    select
+        count(*) as kept_rows,
+        sum(row_checksum) as checksum
+    from {{ this }}
+    where rejection_reason is null
+),
+
+duplicates as (
+    {{ key_duplicates('source', ['attempt_id', 'rubric_item_id'], ['points']) }}
+),
+{% else %}
 source as (
     select * from {{ raw_rubric_scores }}
 ),
+
+{# Reads the raw rows itself: a second reference to `source` would materialise it. #}
+duplicates as (
+    {{ key_duplicates(raw_rubric_scores, ['attempt_id', 'rubric_item_id'], ['points']) }}
+),
+{% endif %}
 
 attempts as (
     {{ attempts_to_validate_against() }}
@@ -27,13 +91,10 @@ rubric_items as (
     select * from {{ ref('stg_platform__rubric_items') }}
 ),
 
-{# Reads the raw rows itself: a second reference to `source` would materialise it. #}
-duplicates as (
-    {{ key_duplicates(raw_rubric_scores, ['attempt_id', 'rubric_item_id'], ['points']) }}
-),
-
 typed as (
     select
+        {{ row_hash(['source.source_row_number', 'source.attempt_id', 'source.rubric_item_id', 'source.points']) }}
+            as row_checksum,
         source.source_row_number,
         cast(source.attempt_id as varchar) as attempt_id,
         cast(source.rubric_item_id as varchar) as rubric_item_id,
@@ -94,7 +155,30 @@ select
                  'points': 'raw_points'},
                 'checked'
             ) }}
-    end as raw_record
+    end as raw_record,
+    row_checksum,
+    {{ validated_with }} as validated_with
 from checked
+{%- if changed_rows_only %}
+
+{# Reached only when a row validated clean before changed in the raw table, or the key of
+   a row rejected before was edited (its new key's other copies are not read again). #}
+union all
+select
+    cast({{ sql_error(
+        "'base_platform__rubric_scores: the raw rubric scores up to row ' || cast(watermark.last_row_number as varchar)"
+        ~ " || ' changed since they were validated (' || cast(previous_kept.kept_rows as varchar)"
+        ~ " || ' clean rows expected, ' || cast(raw_kept.kept_rows as varchar) || ' found, or a value edited in place; '"
+        ~ " || cast(raw_kept.changed_keys as varchar) || ' rejected rows with a key edited in place).'"
+        ~ " || ' The raw table must be an append-only log; run dbt build --full-refresh to validate it again.'"
+    ) }} as bigint),
+    null, null, null, null, null, null, null, null, null, null, null
+from raw_kept
+cross join previous_kept
+cross join watermark
+where raw_kept.kept_rows <> previous_kept.kept_rows
+    or raw_kept.checksum is distinct from previous_kept.checksum
+    or raw_kept.changed_keys > 0
+{%- endif %}
 {#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
 order by source_row_number

@@ -1,32 +1,110 @@
 {#
-    The raw test results in one pass, validated and compressed: each raw row is typed and
-    checked against the first rule it breaks, then
+    The raw test results validated and compressed: each raw row is typed and checked
+    against the first rule it breaks, then
     - a rejected row is kept as it is (its source_row_number, attempt_id, raw_record and
       rejection_reason; `results` = 1), and
-    - the clean rows are counted per (test case, agent, score band of the attempt, passed):
-      `results` rows each, source_row_number and attempt_id NULL.
-    So the largest raw table is read once and never copied row by row: its clean rows
-    become one fact every test-case detector reads (stg_platform__test_results).
-    `test_results` is optional: when the platform has no such table this model is empty.
+    - the clean rows are counted per (test case, agent, score band of the attempt,
+      is_in_scan, passed): `results` rows each, source_row_number and attempt_id NULL.
+    So the largest raw table is never copied row by row: its clean rows become one fact
+    every test-case detector reads (stg_platform__test_results). `test_results` is
+    optional: when the platform has no such table this model is empty.
 
-    The key is (attempt_id, test_case_id), compared column by column (no key string is
-    built); its repeats come from base_platform__test_result_duplicates. `passed` must read
-    as a boolean (true/false, t/f, 1/0, yes/no). The join that finds the attempt also gives
-    its agent and score band (macro dif_score_band); the band is NULL for a result of an
-    unscored attempt (it takes no part in the DIF). `is_in_scan` says whether the attempt
-    is in this run's scan (macro attempt_in_scan; NULL for a rejected row): the results
-    of an attempt after var bias_scan_date are valid, counted, and left out of the scan.
-    Rows conserved: raw rows = sum(results) over clean and rejected rows (fct_source_row_counts).
+    The key is (attempt_id, test_case_id), compared column by column (macro
+    key_duplicates). `passed` must read as a boolean (true/false, t/f, 1/0, yes/no). The
+    join that finds the attempt also gives its agent and score band (macro dif_score_band);
+    the band is NULL for a result of an unscored attempt (it takes no part in the DIF).
+    `is_in_scan` says whether the attempt is in this run's scan (macro attempt_in_scan;
+    NULL for a rejected row). Rows conserved: raw rows = sum(results) (fct_source_row_counts).
+
+    Incremental (strategy `fold`, macros/materializations/incremental_fold.sql), equal to a
+    full refresh. The raw table is an append-only log; the watermark is the largest
+    source_row_number folded (`last_source_row_number`). A run validates again only the
+    raw rows whose outcome can change, and folds the difference into the counts:
+    - the new rows, every row rejected before, and every row sharing a key with those;
+    - every row of an attempt that is rejected now (a correction or an exact repeat of an
+      attempt makes its earlier clean copy conflicting or leaves it in place: base
+      _platform__attempts says which); a row that was clean leaves its group (-1), with the
+      values of the attempt it was counted with, the attempt's first copy (a clean
+      attempt's row never changes: base_platform__attempts checks that);
+    - every row, when what a result is validated with (`validated_with`: var bias_scan_date,
+      var dif_score_bands, the clean test cases) changed.
+    The rows clean before are checked, not trusted: the run stops, asking for
+    `--full-refresh`, when they are not in the raw table as they were folded (their count
+    and the sum of their hashes, `row_checksum`).
 #}
+{{ config(
+    materialized='incremental',
+    incremental_strategy='fold',
+    unique_key='source_row_number',
+    fold_measures=['results', 'row_checksum'],
+    fold_maxima=['last_source_row_number'],
+    on_schema_change='fail',
+) }}
 {%- set raw_test_results = optional_source_rows(
     'test_results',
     {'attempt_id': 'varchar', 'test_case_id': 'varchar', 'passed': 'boolean'}
 ) %}
+{%- set validated_with -%}
+    {{ sql_string_literal(
+        'bias_scan_date=' ~ (var('bias_scan_date', none) or '')
+        ~ ';dif_score_bands=' ~ validated_var('dif_score_bands') ~ ';test_cases=') }}
+    || (
+        select cast(count(*) as varchar) || ':'
+            || cast(coalesce(sum({{ row_hash(['test_case_id', 'challenge_id']) }}), 0) as varchar)
+        from {{ ref('stg_platform__test_cases') }}
+    )
+{%- endset %}
+{#- A delta, unless the stored counts were validated otherwise (then all rows again). #}
+{%- set changed_rows_only = false %}
+{%- if is_incremental() %}
+    {%- set stale = run_query(
+        'select count(*) from ' ~ this ~ ' where validated_with is distinct from (' ~ validated_with ~ ')') %}
+    {%- set changed_rows_only = stale.columns[0].values()[0] == 0 %}
+{%- endif %}
 with
 
+{% if changed_rows_only %}
+{# Attempts that are not clean (now): a result counted with one of them leaves its count. #}
+rejected_attempts as (
+    select attempt_id
+    from {{ ref('base_platform__attempts') }}
+    where rejection_reason is not null
+        and attempt_id is not null
+),
+
+{{ revalidated_rows(
+    raw_test_results,
+    keys=['attempt_id', 'test_case_id'],
+    columns=['attempt_id', 'test_case_id', 'passed'],
+    checksum=row_hash(['raw.source_row_number', 'raw.attempt_id', 'raw.test_case_id', 'raw.passed']),
+    also_validated=['cast(raw.attempt_id as varchar) in (select attempt_id from rejected_attempts)'],
+    rejected_before='source_row_number is not null',
+    watermark_column='last_source_row_number',
+) }},
+
+duplicates as (
+    {{ key_duplicates('source', ['attempt_id', 'test_case_id'], ['passed']) }}
+),
+
+{# Every row counted before is still in the raw table as it was counted. #}
+previous_kept as (
+    select
+        coalesce(sum(results), 0) as kept_rows,
+        sum(row_checksum) as checksum
+    from {{ this }}
+    where source_row_number is null
+),
+{% else %}
 source as (
     select * from {{ raw_test_results }}
 ),
+
+{#- Materialised apart, so that this grouping over every raw row does not hold its memory
+    while the join below runs (which would then spill). #}
+duplicates as materialized (
+    {{ key_duplicates(raw_test_results, ['attempt_id', 'test_case_id'], ['passed']) }}
+),
+{% endif %}
 
 attempts as (
     {{ attempts_to_validate_against() }}
@@ -36,10 +114,6 @@ test_cases as (
     select * from {{ ref('stg_platform__test_cases') }}
 ),
 
-duplicates as (
-    select * from {{ ref('base_platform__test_result_duplicates') }}
-),
-
 typed as (
     select
         source.source_row_number,
@@ -47,6 +121,8 @@ typed as (
         cast(source.test_case_id as varchar) as test_case_id,
         source.passed as raw_passed,
         try_cast(cast(source.passed as varchar) as boolean) as passed,
+        {{ row_hash(['source.source_row_number', 'source.attempt_id', 'source.test_case_id', 'source.passed']) }}
+            as row_checksum,
         duplicates.duplicate_kind
     from source
     left join duplicates
@@ -77,7 +153,8 @@ checked as (
             when typed.raw_passed is null then 'null_passed'
             when typed.passed is null then 'passed_not_boolean'
         end as rejection_reason,
-        typed.raw_passed
+        typed.raw_passed,
+        typed.row_checksum
     from typed
     left join attempts
         on typed.attempt_id = attempts.attempt_id
@@ -102,7 +179,9 @@ keyed as (
                     {'attempt_id': 'attempt_id', 'test_case_id': 'test_case_id', 'passed': 'raw_passed'},
                     'checked'
                 ) }}
-        end as raw_record
+        end as raw_record,
+        case when rejection_reason is null then row_checksum end as row_checksum,
+        source_row_number as last_source_row_number
     from checked
 ),
 
@@ -118,7 +197,10 @@ compressed as (
         rejection_reason,
         {#- a rejected row is a group of its own (source_row_number); clean rows have none #}
         min(raw_record) as raw_record,
-        count(*) as results
+        count(*) as results,
+        sum(row_checksum) as row_checksum,
+        max(last_source_row_number) as last_source_row_number,
+        {{ validated_with }} as validated_with
     from keyed
     group by
         source_row_number,
@@ -130,5 +212,97 @@ compressed as (
         passed,
         rejection_reason
 )
+{%- if changed_rows_only %},
+
+{# The rows of this run that were counted before leave the group they were counted in. #}
+counted_before as (
+    select
+        typed.test_case_id,
+        typed.attempt_id,
+        typed.passed,
+        typed.row_checksum
+    from typed
+    where typed.source_row_number in (
+        select batch_row_number from scanned where clean_rows = 1 and batch_row_number is not null
+    )
+),
+
+first_copies as (
+    select
+        attempt_id,
+        arg_min(agent_id, source_row_number) as agent_id,
+        arg_min(score, source_row_number) as score,
+        arg_min(submitted_at, source_row_number) as submitted_at
+    from {{ ref('base_platform__attempts') }}
+    where attempt_id in (select attempt_id from counted_before)
+    group by attempt_id
+),
+
+uncounted as (
+    select
+        cast(null as bigint) as source_row_number,
+        cast(null as varchar) as attempt_id,
+        counted_before.test_case_id,
+        first_copies.agent_id,
+        {{ challenge_fairness.dif_score_band('first_copies.score') }} as score_band,
+        {{ challenge_fairness.attempt_in_scan('first_copies.submitted_at') }} as is_in_scan,
+        counted_before.passed,
+        cast(null as varchar) as rejection_reason,
+        cast(null as varchar) as raw_record,
+        -count(*) as results,
+        -sum(counted_before.row_checksum) as row_checksum,
+        cast(null as bigint) as last_source_row_number,
+        {{ validated_with }} as validated_with
+    from counted_before
+    inner join first_copies
+        on counted_before.attempt_id = first_copies.attempt_id
+    group by all
+)
 
 select * from compressed
+union all
+select * from uncounted
+
+{# Reached only when a row counted before changed in the raw table, or the key of a row
+   rejected before was edited (its new key may be another row's: that is not re-read). #}
+union all
+select
+    cast({{ sql_error(
+        "'base_platform__test_results: the raw test results up to row ' || cast(watermark.last_row_number as varchar)"
+        ~ " || ' changed since they were counted (' || cast(previous_kept.kept_rows as varchar)"
+        ~ " || ' clean rows expected, ' || cast(raw_kept.kept_rows as varchar) || ' found, or a value edited in place; '"
+        ~ " || cast(raw_kept.changed_keys as varchar) || ' rejected rows with a key edited in place).'"
+        ~ " || ' The raw table must be an append-only log; run dbt build --full-refresh to validate it again.'"
+    ) }} as bigint),
+    null, null, null, null, null, null, null, null, null, null, null, null
+from raw_kept
+cross join previous_kept
+cross join watermark
+where raw_kept.kept_rows <> previous_kept.kept_rows
+    or raw_kept.checksum is distinct from previous_kept.checksum
+    or raw_kept.changed_keys > 0
+{%- elif is_incremental() %}
+
+{# Validated otherwise before: every stored count leaves, every row is counted again. #}
+select * from compressed
+union all
+select
+    source_row_number,
+    attempt_id,
+    test_case_id,
+    agent_id,
+    score_band,
+    is_in_scan,
+    passed,
+    rejection_reason,
+    raw_record,
+    -results as results,
+    -row_checksum as row_checksum,
+    last_source_row_number,
+    validated_with
+from {{ this }}
+where source_row_number is null
+{%- else %}
+
+select * from compressed
+{%- endif %}

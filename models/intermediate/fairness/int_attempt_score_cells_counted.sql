@@ -1,0 +1,142 @@
+{#
+    The attempt-grain fact: the clean attempts counted per cell (challenge, agent, verdict
+    window, score, is_in_scan). window_start is the first day of the verdict_history_window
+    holding submitted_at (NULL without a timestamp); score is NULL when unscored;
+    is_in_scan says whether the attempts are in this run's scan (macro attempt_in_scan).
+    Every count the verdict chain and the agent x challenge summary need is a sum of these
+    cells, so the staged attempts are read once for both, and the cells are bounded by
+    challenges x agents x windows x distinct scores however many attempts there are.
+
+    Incremental (strategy `fold`), equal to a full recount. A run reads only the attempt
+    rows whose count can change: the new rows (past the watermark, the largest
+    `last_source_row_number`), the rows rejected now and the rows rejected at the last run
+    (kept here one by one: `source_row_number`, every other column NULL). Each leaves the
+    cell it was counted in, if it was clean then, and joins its cell if it is clean now
+    (a row's values never change: base_platform__attempts checks that). Every cell is
+    counted again when the vars it is counted under changed (`counted_under`).
+#}
+{{ config(
+    materialized='incremental',
+    incremental_strategy='fold',
+    unique_key='source_row_number',
+    fold_measures=['attempts'],
+    fold_maxima=['last_source_row_number'],
+    on_schema_change='fail',
+) }}
+{%- set counted_under = sql_string_literal(
+    'bias_scan_date=' ~ (var('bias_scan_date', none) or '')
+    ~ ';verdict_history_window=' ~ verdict_history_window()) %}
+{%- set cell = ['challenge_id', 'agent_id', 'window_start', 'score', 'is_in_scan'] %}
+{#- Only the rows whose count can change, unless the cells were counted otherwise. #}
+{%- set changed_rows_only = false %}
+{%- if is_incremental() %}
+    {%- set stale = run_query(
+        'select count(*) from ' ~ this ~ ' where counted_under <> ' ~ counted_under) %}
+    {%- set changed_rows_only = stale.columns[0].values()[0] == 0 %}
+{%- endif %}
+with
+
+{% if changed_rows_only %}
+{#- This table is read where needed, not through a CTE: DuckDB would materialise it. #}
+watermark as (
+    select coalesce(max(last_source_row_number), -1) as last_row_number
+    from {{ this }}
+),
+{% endif %}
+
+attempts as (
+    select
+        source_row_number,
+        challenge_id,
+        agent_id,
+        {{ verdict_window_start('submitted_at') }} as window_start,
+        score,
+        {{ attempt_in_scan('submitted_at') }} as is_in_scan,
+        rejection_reason is null as is_clean
+    from {{ ref('base_platform__attempts') }}
+    {%- if changed_rows_only %}
+    where source_row_number > (select last_row_number from watermark)
+        or rejection_reason is not null
+        or source_row_number in (
+            select source_row_number from {{ this }} where source_row_number is not null
+        )
+    {%- endif %}
+),
+
+counted as (
+    select
+        cast(null as bigint) as source_row_number,
+        {{ cell | join(', ') }},
+        count(*) as attempts,
+        max(source_row_number) as last_source_row_number
+    from attempts
+    where is_clean
+    group by {{ cell | join(', ') }}
+),
+
+{# A row not clean now: kept one by one, so the next run knows it was not counted. #}
+rejected as (
+    select
+        source_row_number,
+        {%- for column in cell %}
+        null as {{ column }},
+        {%- endfor %}
+        0 as attempts,
+        source_row_number as last_source_row_number
+    from attempts
+    where not is_clean
+),
+
+{% if changed_rows_only %}
+{# The rows read again that were counted at the last run leave their cell. #}
+uncounted as (
+    select
+        cast(null as bigint) as source_row_number,
+        {{ cell | join(', ') }},
+        -count(*) as attempts,
+        cast(null as bigint) as last_source_row_number
+    from attempts
+    where source_row_number <= (select last_row_number from watermark)
+        and source_row_number not in (
+            select source_row_number from {{ this }} where source_row_number is not null
+        )
+    group by {{ cell | join(', ') }}
+),
+{% elif is_incremental() %}
+{# Counted otherwise before: every stored cell leaves. #}
+uncounted as (
+    select
+        source_row_number,
+        {{ cell | join(', ') }},
+        -attempts as attempts,
+        last_source_row_number,
+        counted_under
+    from {{ this }}
+    where source_row_number is null
+),
+{% endif %}
+
+cells as (
+    select *, {{ counted_under }} as counted_under from counted
+    union all
+    select *, {{ counted_under }} as counted_under from rejected
+    {%- if changed_rows_only %}
+    union all
+    select *, {{ counted_under }} as counted_under from uncounted
+    {%- elif is_incremental() %}
+    union all
+    select * from uncounted
+    {%- endif %}
+)
+
+select
+    cast(source_row_number as bigint) as source_row_number,
+    cast(challenge_id as varchar) as challenge_id,
+    cast(agent_id as varchar) as agent_id,
+    cast(window_start as date) as window_start,
+    cast(score as double) as score,
+    cast(is_in_scan as boolean) as is_in_scan,
+    cast(attempts as bigint) as attempts,
+    cast(last_source_row_number as bigint) as last_source_row_number,
+    cast(counted_under as varchar) as counted_under
+from cells
