@@ -9,8 +9,9 @@
     - a row with a key is kept as it is, and the run's keyed rows replace every stored
       keyed row: the model must select all of them on every incremental run.
     The model's incremental select is therefore the delta of its groups plus all of its
-    keyed rows. The table is rewritten whole (it is small: that is why it is compressed),
-    in the transaction of dbt's incremental materialization.
+    keyed rows. Only the stored groups the run touches are read and rewritten (a group is
+    matched on every grouping column, NULL matching NULL), in the transaction of dbt's
+    incremental materialization.
 #}
 {% macro get_incremental_fold_sql(arg_dict) -%}
     {%- set target = arg_dict['target_relation'] -%}
@@ -25,6 +26,17 @@
     {%- set columns = arg_dict['dest_columns'] | map(attribute='name') | list -%}
     {%- set grouped = columns | reject('in', measures + maxima) | list -%}
     {%- set folded = target.identifier ~ '__folded' -%}
+    {#- a stored group the run touches: the same grouping values as one of its rows #}
+    {%- set touched -%}
+        exists (
+            select 1
+            from {{ temp }} as delta
+            where delta.{{ key }} is null
+                {%- for column in grouped if column != key %}
+                and delta.{{ column }} is not distinct from stored.{{ column }}
+                {%- endfor %}
+        )
+    {%- endset -%}
     create temporary table {{ folded }} as
     select
         {% for column in columns -%}
@@ -34,19 +46,24 @@
             {%- endif %}{{ ',' if not loop.last }}
         {% endfor -%}
     from (
-        select {{ columns | join(', ') }} from {{ target }} where {{ key }} is null
+        select {{ columns | join(', ') }}
+        from {{ target }} as stored
+        where stored.{{ key }} is null
+            and {{ touched }}
         union all
         select {{ columns | join(', ') }} from {{ temp }} where {{ key }} is null
     ) as groups
     group by {{ grouped | join(', ') }}
-    having sum({{ measures[0] }}) <> 0
-    union all
-    select {{ columns | join(', ') }} from {{ temp }} where {{ key }} is not null;
+    having sum({{ measures[0] }}) <> 0;
 
-    delete from {{ target }};
+    delete from {{ target }} as stored
+    where stored.{{ key }} is not null
+        or {{ touched }};
 
     insert into {{ target }} ({{ columns | join(', ') }})
-    select {{ columns | join(', ') }} from {{ folded }};
+    select {{ columns | join(', ') }} from {{ folded }}
+    union all
+    select {{ columns | join(', ') }} from {{ temp }} where {{ key }} is not null;
 
     drop table {{ folded }}
 {%- endmacro %}
