@@ -44,8 +44,7 @@ watermark as (
 ),
 {% endif %}
 
-attempts as (
-    select
+{%- set attempt_columns -%}
         source_row_number,
         challenge_id,
         agent_id,
@@ -54,10 +53,22 @@ attempts as (
         {{ attempt_in_scan('submitted_at') }} as is_in_scan,
         rejection_reason is null as is_clean
     from {{ ref('base_platform__attempts') }}
+{%- endset %}
+attempts as (
+    select {{ attempt_columns }}
     {%- if changed_rows_only %}
+    {#- three filters the scan can use (the row numbers past the watermark, one column, a
+        join on few rows), one row each #}
     where source_row_number > (select last_row_number from watermark)
-        or rejection_reason is not null
-        or source_row_number in (
+    union all
+    select {{ attempt_columns }}
+    where source_row_number <= (select last_row_number from watermark)
+        and rejection_reason is not null
+    union all
+    select {{ attempt_columns }}
+    where source_row_number <= (select last_row_number from watermark)
+        and rejection_reason is null
+        and source_row_number in (
             select source_row_number from {{ this }} where source_row_number is not null
         )
     {%- endif %}

@@ -84,7 +84,8 @@ duplicates as (
 {% endif %}
 
 attempts as (
-    {{ attempts_to_validate_against() }}
+    {{ attempts_to_validate_against(
+        'select cast(attempt_id as varchar) from source' if changed_rows_only else none) }}
 ),
 
 rubric_items as (

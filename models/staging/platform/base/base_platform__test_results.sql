@@ -107,7 +107,8 @@ duplicates as materialized (
 {% endif %}
 
 attempts as (
-    {{ attempts_to_validate_against() }}
+    {{ attempts_to_validate_against(
+        'select cast(attempt_id as varchar) from source' if changed_rows_only else none) }}
 ),
 
 test_cases as (
