@@ -41,7 +41,8 @@ reread_keys as (
     where {{ rejected_before }}
 ),
 
-scanned as (
+{#- materialised: the rows validated again are read several times, the raw table once #}
+scanned as materialized (
     select
         case when is_validated then source_row_number end as batch_row_number,
         {%- for column in columns %}
