@@ -6,39 +6,41 @@
 
     - `watermark`: the largest source_row_number folded (column `watermark_column` of the
       model's table);
-    - `reread_keys`: the keys (`keys`, a list of raw columns) of the new rows (past the
-      watermark: a filter the scan pushes down) and of the rows kept one by one because
-      they were rejected (`rejected_before`, a condition on the model's table), as they
-      were read then;
-    - `scanned`: one pass over `raw`. A row validated again is a group of its own: a new
-      row, a row rejected before, a row that meets one of `also_validated` (SQL conditions
-      on alias `raw`), and every row sharing a key with those. The rows validated clean
-      before fall into one group besides, which sums their count and `row_checksum`
-      (`checksum`, an expression on alias `raw`: the hash of the values as read);
+    - `reread_ids`: the ids (`id_column`, the first column of the row's key) of the new
+      rows (past the watermark: a filter the scan pushes down), of the rows kept one by one
+      because they were rejected (`rejected_before`, a condition on the model's table), as
+      they were read then, and `also_ids` (a select of ids, e.g. the attempts rejected now);
+    - `scanned`: one pass over `raw`. A row validated again is a group of its own: every
+      row whose id is among `reread_ids` (so every copy of every key of a new row), a row
+      rejected before, a new row, and a row that meets one of `also_validated` (SQL
+      conditions on alias `raw`). The rows validated clean before fall into one group
+      besides, which sums their count and `row_checksum` (`checksum`, an expression on
+      alias `raw`: the hash of the values as read);
     - `source`: the rows validated again, with `columns` (raw columns) as read;
     - `raw_kept`: the count and checksum of the rows clean before as the raw table holds
-      them now, and the number of rejected rows whose key was edited in place (their new
-      key's other copies are not read again: the model stops the run on any).
+      them now, and the number of rejected rows whose id was edited in place (the other
+      copies of their new key are not read again: the model stops the run on any).
     The model compares `raw_kept` with what it stored, and stops the run on a difference.
 #}
-{% macro revalidated_rows(raw, keys, columns, checksum, also_validated=[], rejected_before='rejection_reason is not null', watermark_column='source_row_number') -%}
+{% macro revalidated_rows(raw, id_column, columns, checksum, also_ids=none, also_validated=[], rejected_before='rejection_reason is not null', watermark_column='source_row_number') -%}
 {#- The model's table is read where needed, not through a CTE: DuckDB would materialise it. -#}
 watermark as (
     select coalesce(max({{ watermark_column }}), -1) as last_row_number
     from {{ this }}
 ),
 
-reread_keys as (
-    select
-        {%- for key in keys %}
-        cast(raw.{{ key }} as varchar) as {{ key }}{{ ',' if not loop.last }}
-        {%- endfor %}
+reread_ids as (
+    select cast(raw.{{ id_column }} as varchar) as id
     from {{ raw }} as raw
     where raw.source_row_number > (select last_row_number from watermark)
     union
-    select {{ keys | join(', ') }}
+    select {{ id_column }}
     from {{ this }}
     where {{ rejected_before }}
+    {%- if also_ids %}
+    union
+    {{ also_ids }}
+    {%- endif %}
 ),
 
 {#- materialised: the rows validated again are read several times, the raw table once #}
@@ -50,36 +52,25 @@ scanned as materialized (
         {%- endfor %}
         count(*) filter (where was_clean) as clean_rows,
         sum(row_checksum) filter (where was_clean) as clean_checksum,
-        count(*) filter (where key_changed) as changed_keys
+        count(*) filter (where id_changed) as changed_keys
     from (
         select
             raw.*,
             {{ checksum }} as row_checksum,
-            raw.source_row_number > (select last_row_number from watermark)
+            cast(raw.{{ id_column }} as varchar) in (select id from reread_ids where id is not null)
                 or rejected.source_row_number is not null
+                or raw.source_row_number > (select last_row_number from watermark)
                 {%- for condition in also_validated %}
                 or {{ condition }}
-                {%- endfor %}
-                or exists (
-                    select 1
-                    from reread_keys
-                    where {% for key in keys -%}
-                        reread_keys.{{ key }} = cast(raw.{{ key }} as varchar)
-                        {{- ' and ' if not loop.last }}
-                    {%- endfor %}
-                ) as is_validated,
+                {%- endfor %} as is_validated,
             raw.source_row_number <= (select last_row_number from watermark)
                 and rejected.source_row_number is null as was_clean,
             rejected.source_row_number is not null
-                and (
-                    {%- for key in keys %}
-                    cast(raw.{{ key }} as varchar) is distinct from rejected.{{ key }}
-                    {{- ' or' if not loop.last }}
-                    {%- endfor %}
-                ) as key_changed
+                and cast(raw.{{ id_column }} as varchar) is distinct from rejected.{{ id_column }}
+                as id_changed
         from {{ raw }} as raw
         left join (
-            select source_row_number, {{ keys | join(', ') }}
+            select source_row_number, {{ id_column }}
             from {{ this }}
             where {{ rejected_before }}
         ) as rejected
@@ -103,4 +94,29 @@ raw_kept as (
         coalesce(sum(changed_keys), 0) as changed_keys
     from scanned
 )
+{%- endmacro %}
+
+{#
+    The row that stops an incremental run of such a model (its output has `columns`
+    columns, source_row_number first): reached only when the rows validated clean before
+    are not in the raw table as they were (`raw_kept` against the model's `previous_kept`:
+    count and checksum), or a rejected row's key was edited in place. `label` names the raw
+    rows in the message ('raw test results').
+#}
+{% macro raw_rows_changed_guard(model_name, label, columns) -%}
+select
+    cast({{ sql_error(
+        "'" ~ model_name ~ ": the " ~ label ~ " up to row ' || cast(watermark.last_row_number as varchar)"
+        ~ " || ' changed since they were validated (' || cast(previous_kept.kept_rows as varchar)"
+        ~ " || ' clean rows expected, ' || cast(raw_kept.kept_rows as varchar) || ' found, or a value edited in place; '"
+        ~ " || cast(raw_kept.changed_keys as varchar) || ' rejected rows with a key edited in place).'"
+        ~ " || ' The raw table must be an append-only log; run dbt build --full-refresh to validate it again.'"
+    ) }} as bigint)
+    {%- for _ in range(columns - 1) %}, null{% endfor %}
+from raw_kept
+cross join previous_kept
+cross join watermark
+where raw_kept.kept_rows <> previous_kept.kept_rows
+    or raw_kept.checksum is distinct from previous_kept.checksum
+    or raw_kept.changed_keys > 0
 {%- endmacro %}

@@ -55,7 +55,7 @@ with
 {% if changed_rows_only %}
 {{ revalidated_rows(
     raw_attempts,
-    keys=['attempt_id'],
+    id_column='attempt_id',
     columns=hashed[1:],
     checksum=row_hash(raw_hashed),
     also_validated=[
@@ -182,30 +182,7 @@ from checked
 {# Reached only when a row validated clean before changed in the raw table, or the id of
    a row rejected before was edited (its new id may be another row's: that is not re-read). #}
 union all
-select
-    cast({{ sql_error(
-        "'base_platform__attempts: the raw attempts up to row ' || cast(watermark.last_row_number as varchar)"
-        ~ " || ' changed since they were validated (' || cast(previous_kept.kept_rows as varchar)"
-        ~ " || ' clean rows expected, ' || cast(raw_kept.kept_rows as varchar) || ' found, or a value edited in place; '"
-        ~ " || cast(raw_kept.changed_keys as varchar) || ' rejected rows with an attempt_id edited in place).'"
-        ~ " || ' The raw table must be an append-only log; run dbt build --full-refresh to validate it again.'"
-    ) }} as bigint) as source_row_number,
-    null as attempt_id,
-    null as challenge_id,
-    null as agent_id,
-    null as score,
-    null as submitted_at,
-    null as attempt_id_copies,
-    null as rejection_reason,
-    null as raw_record,
-    null as row_checksum,
-    null as validated_with
-from raw_kept
-cross join previous_kept
-cross join watermark
-where raw_kept.kept_rows <> previous_kept.kept_rows
-    or raw_kept.checksum is distinct from previous_kept.checksum
-    or raw_kept.changed_keys > 0
+{{ raw_rows_changed_guard('base_platform__attempts', 'raw attempts', 11) }}
 {%- endif %}
 {#- Not sorted: every reader counts or sums these rows by key, so their stored order does
     not matter, and sorting 10M rows cost a quarter of this model's time. #}

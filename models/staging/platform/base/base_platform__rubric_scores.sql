@@ -44,20 +44,14 @@
 with
 
 {% if changed_rows_only %}
-{# Attempts that are not clean (now): their scores are validated again. #}
-rejected_attempts as (
-    select attempt_id
-    from {{ ref('base_platform__attempts') }}
-    where rejection_reason is not null
-        and attempt_id is not null
-),
-
+{# Also validated again: the scores of an attempt that is not clean (now); a score that
+   was clean leaves the clean side. #}
 {{ revalidated_rows(
     raw_rubric_scores,
-    keys=['attempt_id', 'rubric_item_id'],
+    id_column='attempt_id',
     columns=['attempt_id', 'rubric_item_id', 'points'],
     checksum=row_hash(['raw.source_row_number', 'raw.attempt_id', 'raw.rubric_item_id', 'raw.points']),
-    also_validated=['cast(raw.attempt_id as varchar) in (select attempt_id from rejected_attempts)'],
+    also_ids='select attempt_id from ' ~ ref('base_platform__attempts') ~ ' where rejection_reason is not null',
 ) }},
 
 {# Every row clean before is still in the raw table as it was validated. #}
@@ -165,21 +159,7 @@ from checked
 {# Reached only when a row validated clean before changed in the raw table, or the key of
    a row rejected before was edited (its new key's other copies are not read again). #}
 union all
-select
-    cast({{ sql_error(
-        "'base_platform__rubric_scores: the raw rubric scores up to row ' || cast(watermark.last_row_number as varchar)"
-        ~ " || ' changed since they were validated (' || cast(previous_kept.kept_rows as varchar)"
-        ~ " || ' clean rows expected, ' || cast(raw_kept.kept_rows as varchar) || ' found, or a value edited in place; '"
-        ~ " || cast(raw_kept.changed_keys as varchar) || ' rejected rows with a key edited in place).'"
-        ~ " || ' The raw table must be an append-only log; run dbt build --full-refresh to validate it again.'"
-    ) }} as bigint),
-    null, null, null, null, null, null, null, null, null, null, null
-from raw_kept
-cross join previous_kept
-cross join watermark
-where raw_kept.kept_rows <> previous_kept.kept_rows
-    or raw_kept.checksum is distinct from previous_kept.checksum
-    or raw_kept.changed_keys > 0
+{{ raw_rows_changed_guard('base_platform__rubric_scores', 'raw rubric scores', 12) }}
 {%- endif %}
 {#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
 order by source_row_number

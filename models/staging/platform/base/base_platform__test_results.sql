@@ -21,10 +21,9 @@
     source_row_number folded (`last_source_row_number`). A run validates again only the
     raw rows whose outcome can change, and folds the difference into the counts:
     - the new rows, every row rejected before, and every row sharing a key with those;
-    - every row of an attempt that is rejected now (a correction or an exact repeat of an
-      attempt makes its earlier clean copy conflicting or leaves it in place: base
-      _platform__attempts says which); a row that was clean leaves its group (-1), with the
-      values of the attempt it was counted with, the attempt's first copy (a clean
+    - every row of an attempt that is rejected now (a correction of an attempt makes its
+      earlier clean copy conflicting); a row that was clean leaves its group (-1), with
+      the values of the attempt it was counted with, the attempt's first copy (a clean
       attempt's row never changes: base_platform__attempts checks that);
     - every row, when what a result is validated with (`validated_with`: var bias_scan_date,
       var dif_score_bands, the clean test cases) changed.
@@ -64,20 +63,14 @@
 with
 
 {% if changed_rows_only %}
-{# Attempts that are not clean (now): a result counted with one of them leaves its count. #}
-rejected_attempts as (
-    select attempt_id
-    from {{ ref('base_platform__attempts') }}
-    where rejection_reason is not null
-        and attempt_id is not null
-),
-
+{# Also validated again: the results of an attempt that is not clean (now); a result that
+   was clean leaves the clean side. #}
 {{ revalidated_rows(
     raw_test_results,
-    keys=['attempt_id', 'test_case_id'],
+    id_column='attempt_id',
     columns=['attempt_id', 'test_case_id', 'passed'],
     checksum=row_hash(['raw.source_row_number', 'raw.attempt_id', 'raw.test_case_id', 'raw.passed']),
-    also_validated=['cast(raw.attempt_id as varchar) in (select attempt_id from rejected_attempts)'],
+    also_ids='select attempt_id from ' ~ ref('base_platform__attempts') ~ ' where rejection_reason is not null',
     rejected_before='source_row_number is not null',
     watermark_column='last_source_row_number',
 ) }},
@@ -267,21 +260,7 @@ select * from uncounted
 {# Reached only when a row counted before changed in the raw table, or the key of a row
    rejected before was edited (its new key may be another row's: that is not re-read). #}
 union all
-select
-    cast({{ sql_error(
-        "'base_platform__test_results: the raw test results up to row ' || cast(watermark.last_row_number as varchar)"
-        ~ " || ' changed since they were counted (' || cast(previous_kept.kept_rows as varchar)"
-        ~ " || ' clean rows expected, ' || cast(raw_kept.kept_rows as varchar) || ' found, or a value edited in place; '"
-        ~ " || cast(raw_kept.changed_keys as varchar) || ' rejected rows with a key edited in place).'"
-        ~ " || ' The raw table must be an append-only log; run dbt build --full-refresh to validate it again.'"
-    ) }} as bigint),
-    null, null, null, null, null, null, null, null, null, null, null, null
-from raw_kept
-cross join previous_kept
-cross join watermark
-where raw_kept.kept_rows <> previous_kept.kept_rows
-    or raw_kept.checksum is distinct from previous_kept.checksum
-    or raw_kept.changed_keys > 0
+{{ raw_rows_changed_guard('base_platform__test_results', 'raw test results', 13) }}
 {%- elif is_incremental() %}
 
 {# Validated otherwise before: every stored count leaves, every row is counted again. #}
