@@ -100,7 +100,7 @@ raw_kept as (
     The row that stops an incremental run of such a model (its output has `columns`
     columns, source_row_number first): reached only when the rows validated clean before
     are not in the raw table as they were (`raw_kept` against the model's `previous_kept`:
-    count and checksum), or a rejected row's key was edited in place. `label` names the raw
+    count and checksum), or a rejected row's id was edited in place. `label` names the raw
     rows in the message ('raw test results').
 #}
 {% macro raw_rows_changed_guard(model_name, label, columns) -%}
@@ -109,7 +109,7 @@ select
         "'" ~ model_name ~ ": the " ~ label ~ " up to row ' || cast(watermark.last_row_number as varchar)"
         ~ " || ' changed since they were validated (' || cast(previous_kept.kept_rows as varchar)"
         ~ " || ' clean rows expected, ' || cast(raw_kept.kept_rows as varchar) || ' found, or a value edited in place; '"
-        ~ " || cast(raw_kept.changed_keys as varchar) || ' rejected rows with a key edited in place).'"
+        ~ " || cast(raw_kept.changed_keys as varchar) || ' rejected rows with an id edited in place).'"
         ~ " || ' The raw table must be an append-only log; run dbt build --full-refresh to validate it again.'"
     ) }} as bigint)
     {%- for _ in range(columns - 1) %}, null{% endfor %}
@@ -119,4 +119,20 @@ cross join watermark
 where raw_kept.kept_rows <> previous_kept.kept_rows
     or raw_kept.checksum is distinct from previous_kept.checksum
     or raw_kept.changed_keys > 0
+{%- endmacro %}
+
+{#
+    Whether this incremental run of the model folds in only the changed rows: true when
+    the model's table exists (is_incremental) and every stored row was validated under
+    `current` (a SQL expression of what the rows are validated or counted with), as
+    recorded in its column `column`; false on a first or full build, and when that
+    changed (the run then validates every row again).
+#}
+{% macro folds_changed_rows(column, current) -%}
+    {%- if not is_incremental() -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- set stale = run_query(
+        'select count(*) from ' ~ this ~ ' where ' ~ column ~ ' is distinct from (' ~ current ~ ')') -%}
+    {{ return(stale.columns[0].values()[0] == 0) }}
 {%- endmacro %}

@@ -28,12 +28,7 @@
     ~ ';verdict_history_window=' ~ verdict_history_window()) %}
 {%- set cell = ['challenge_id', 'agent_id', 'window_start', 'score', 'is_in_scan'] %}
 {#- Only the rows whose count can change, unless the cells were counted otherwise. #}
-{%- set changed_rows_only = false %}
-{%- if is_incremental() %}
-    {%- set stale = run_query(
-        'select count(*) from ' ~ this ~ ' where counted_under <> ' ~ counted_under) %}
-    {%- set changed_rows_only = stale.columns[0].values()[0] == 0 %}
-{%- endif %}
+{%- set changed_rows_only = folds_changed_rows('counted_under', counted_under) %}
 with
 
 {% if changed_rows_only %}

@@ -44,12 +44,7 @@
     {%- do source_hashed.append('source.' ~ column) %}
 {%- endfor %}
 {#- Only the rows whose outcome can change, unless the stored rows were validated otherwise. #}
-{%- set changed_rows_only = false %}
-{%- if is_incremental() %}
-    {%- set stale = run_query(
-        'select count(*) from ' ~ this ~ ' where validated_with <> ' ~ validated_with) %}
-    {%- set changed_rows_only = stale.columns[0].values()[0] == 0 %}
-{%- endif %}
+{%- set changed_rows_only = folds_changed_rows('validated_with', validated_with) %}
 with
 
 {% if changed_rows_only %}

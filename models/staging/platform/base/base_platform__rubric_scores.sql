@@ -11,7 +11,7 @@
 
     Incremental, equal to a full refresh (as base_platform__attempts; macro
     revalidated_rows): a run validates again the new rows, the rows rejected before, the
-    rows of an attempt that is rejected now, every row sharing a key with those, and
+    rows of an attempt that is rejected now, every row sharing an attempt id with those, and
     every row when what a score is validated with (`validated_with`: var bias_scan_date,
     the clean rubric items) changed. It stops, asking for `--full-refresh`, when a row
     that was clean is not in the raw table as validated (`row_checksum`).
@@ -35,12 +35,7 @@
     )
 {%- endset %}
 {#- Only the rows whose outcome can change, unless the stored rows were validated otherwise. #}
-{%- set changed_rows_only = false %}
-{%- if is_incremental() %}
-    {%- set stale = run_query(
-        'select count(*) from ' ~ this ~ ' where validated_with is distinct from (' ~ validated_with ~ ')') %}
-    {%- set changed_rows_only = stale.columns[0].values()[0] == 0 %}
-{%- endif %}
+{%- set changed_rows_only = folds_changed_rows('validated_with', validated_with) %}
 with
 
 {% if changed_rows_only %}
@@ -156,8 +151,8 @@ select
 from checked
 {%- if changed_rows_only %}
 
-{# Reached only when a row validated clean before changed in the raw table, or the key of
-   a row rejected before was edited (its new key's other copies are not read again). #}
+{# Reached only when a row validated clean before changed in the raw table, or the attempt
+   id of a row rejected before was edited (its new id's other rows are not read again). #}
 union all
 {{ raw_rows_changed_guard('base_platform__rubric_scores', 'raw rubric scores', 12) }}
 {%- endif %}

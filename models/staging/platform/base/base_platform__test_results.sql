@@ -20,7 +20,8 @@
     full refresh. The raw table is an append-only log; the watermark is the largest
     source_row_number folded (`last_source_row_number`). A run validates again only the
     raw rows whose outcome can change, and folds the difference into the counts:
-    - the new rows, every row rejected before, and every row sharing a key with those;
+    - the new rows, every row rejected before, and every row sharing an attempt id with
+      those (so every copy of their keys);
     - every row of an attempt that is rejected now (a correction of an attempt makes its
       earlier clean copy conflicting); a row that was clean leaves its group (-1), with
       the values of the attempt it was counted with, the attempt's first copy (a clean
@@ -54,12 +55,7 @@
     )
 {%- endset %}
 {#- A delta, unless the stored counts were validated otherwise (then all rows again). #}
-{%- set changed_rows_only = false %}
-{%- if is_incremental() %}
-    {%- set stale = run_query(
-        'select count(*) from ' ~ this ~ ' where validated_with is distinct from (' ~ validated_with ~ ')') %}
-    {%- set changed_rows_only = stale.columns[0].values()[0] == 0 %}
-{%- endif %}
+{%- set changed_rows_only = folds_changed_rows('validated_with', validated_with) %}
 with
 
 {% if changed_rows_only %}
@@ -257,8 +253,8 @@ select * from compressed
 union all
 select * from uncounted
 
-{# Reached only when a row counted before changed in the raw table, or the key of a row
-   rejected before was edited (its new key may be another row's: that is not re-read). #}
+{# Reached only when a row counted before changed in the raw table, or the attempt id of a
+   row rejected before was edited (its new id's other rows are not read again). #}
 union all
 {{ raw_rows_changed_guard('base_platform__test_results', 'raw test results', 13) }}
 {%- elif is_incremental() %}
@@ -266,20 +262,7 @@ union all
 {# Validated otherwise before: every stored count leaves, every row is counted again. #}
 select * from compressed
 union all
-select
-    source_row_number,
-    attempt_id,
-    test_case_id,
-    agent_id,
-    score_band,
-    is_in_scan,
-    passed,
-    rejection_reason,
-    raw_record,
-    -results as results,
-    -row_checksum as row_checksum,
-    last_source_row_number,
-    validated_with
+select * replace (-results as results, -row_checksum as row_checksum)
 from {{ this }}
 where source_row_number is null
 {%- else %}
