@@ -15,7 +15,10 @@ One run
    **full day 2** on a fresh database;
 3. compares the increment's database with the full day-2 one (``compare_marts.py``: every
    relation of ``main``, the run histories left out, and of ``staging``, to 1e-9);
-4. prints the seconds, peak MiB and the increment's share of the full day-2 build (issue
+4. measures **no change**: day 2 again on the increment's database, nothing new. What a
+   daily run costs whatever it folds: the checks of the raw tables (one pass over each)
+   and the statistics recomputed from the facts;
+5. prints the seconds, peak MiB and the increment's share of the full day-2 build (issue
    13: at most 15 %), the slowest nodes of the increment, and writes
    ``bench/out/incremental_results.json``.
 
@@ -54,6 +57,8 @@ RUN_HISTORIES = {"rpt_daily_bias_scan", "rpt_review_queue"}
 # A count keeps the largest row it ever held: its watermark, not a result.
 BOOKKEEPING = {
     "base_platform__test_results.last_source_row_number",
+    "base_platform__test_results.last_attempt_row_number",
+    "base_platform__rubric_scores.last_attempt_row_number",
     "int_attempt_score_cells_counted.last_source_row_number",
 }
 TOP_NODES = 8
@@ -223,7 +228,9 @@ def main(argv: list[str] | None = None) -> int:
         for relation in sorted(large):
             if details := differ_in_duckdb(fresh, daily, schema, relation):
                 differing[f"{schema}.{relation}"] = details
+    measured["no_change"] = build("no_change", day2, daily, run_dir, args.memory_limit)
     share = measured["increment"].seconds / measured["full_day2"].seconds
+    floor = measured["no_change"].seconds / measured["full_day2"].seconds
     nodes = slowest_nodes(run_dir, "increment")
     report: dict[str, Any] = {
         "attempts": {"day1": day1.parent.name, "new": args.new},
@@ -232,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         "builds": {name: vars(m) for name, m in measured.items()},
         "increment_share": share,
         "increment_share_target": INCREMENT_SHARE_TARGET,
+        "no_change_share": floor,
         "marts_equal": not differing,
         "differing": differing,
         "increment_nodes": nodes[:40],
@@ -244,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"increment / full day 2: {share:.1%} (target <= {INCREMENT_SHARE_TARGET:.0%}: {verdict})"
     )
+    print(f"a run with nothing new / full day 2: {floor:.1%}")
     print(f"DuckDB memory limit {args.memory_limit}, spilling to <database>.tmp beyond it")
     print(
         "slowest nodes of the increment: "

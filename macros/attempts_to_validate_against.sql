@@ -6,17 +6,44 @@
     `only_ids` (a select of attempt ids), when given, keeps those attempts only: an
     incremental run validates a few rows, and the join then reads a few attempts instead
     of building a table of every attempt.
+    `recent_after` (a scalar SQL expression: an attempt source_row_number, or NULL), with
+    `only_ids`, says where those attempts most likely are: the attempts past that row (new
+    since the caller's last run) are looked up first, where the scan skips to them, and
+    only the ids not found there among every attempt. A valid attempt has one clean row,
+    so the two parts never return an attempt twice; the result does not depend on it.
 #}
-{% macro attempts_to_validate_against(only_ids=none) -%}
-    select
+{% macro attempts_to_validate_against(only_ids=none, recent_after=none) -%}
+    {%- set columns -%}
         attempt_id,
         challenge_id,
         agent_id,
         score,
         {{ challenge_fairness.attempt_in_scan('submitted_at') }} as is_in_scan
+    {%- endset -%}
+    {%- if only_ids and recent_after -%}
+    select {{ columns }}
+    from {{ ref('base_platform__attempts') }}
+    where rejection_reason is null
+        and source_row_number > ({{ recent_after }})
+        and attempt_id in ({{ only_ids }})
+    union all
+    select {{ columns }}
+    from {{ ref('base_platform__attempts') }}
+    where rejection_reason is null
+        and attempt_id in (
+            {{ only_ids }}
+            except
+            select attempt_id
+            from {{ ref('base_platform__attempts') }}
+            where rejection_reason is null
+                and source_row_number > ({{ recent_after }})
+        )
+    {%- else -%}
+    select {{ columns }}
     from {{ ref('base_platform__attempts') }}
     where rejection_reason is null
     {%- if only_ids %}
         and attempt_id in ({{ only_ids }})
+    {%- endif %}
     {%- endif %}
 {%- endmacro %}

@@ -10,6 +10,9 @@
       rows (past the watermark: a filter the scan pushes down), of the rows kept one by one
       because they were rejected (`rejected_before`, a condition on the model's table), as
       they were read then, and `also_ids` (a select of ids, e.g. the attempts rejected now);
+      a new row's id in `ids_without_history` (a select of non-NULL ids whose older rows,
+      if any, are among those others: e.g. the attempts new since the last run) is left
+      out, so that a run of new ids only reads no older row again;
     - `scanned`: one pass over `raw`. A row validated again is a group of its own: every
       row whose id is among `reread_ids` (so every copy of every key of a new row), a row
       rejected before, a new row, and a row that meets one of `also_validated` (SQL
@@ -22,7 +25,7 @@
       copies of their new key are not read again: the model stops the run on any).
     The model compares `raw_kept` with what it stored, and stops the run on a difference.
 #}
-{% macro revalidated_rows(raw, id_column, columns, checksum, also_ids=none, also_validated=[], rejected_before='rejection_reason is not null', watermark_column='source_row_number') -%}
+{% macro revalidated_rows(raw, id_column, columns, checksum, also_ids=none, also_validated=[], rejected_before='rejection_reason is not null', watermark_column='source_row_number', ids_without_history=none) -%}
 {#- The model's table is read where needed, not through a CTE: DuckDB would materialise it. -#}
 watermark as (
     select coalesce(max({{ watermark_column }}), -1) as last_row_number
@@ -33,6 +36,9 @@ reread_ids as (
     select cast(raw.{{ id_column }} as varchar) as id
     from {{ raw }} as raw
     where raw.source_row_number > (select last_row_number from watermark)
+    {%- if ids_without_history %}
+        and cast(raw.{{ id_column }} as varchar) not in ({{ ids_without_history }})
+    {%- endif %}
     union
     select {{ id_column }}
     from {{ this }}

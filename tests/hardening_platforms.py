@@ -46,6 +46,7 @@ INTERNAL_COLUMNS = (
     "results",
     "row_checksum",
     "last_source_row_number",
+    "last_attempt_row_number",
     "test_result_id",
     "rubric_score_id",
     "record_id",

@@ -32,19 +32,29 @@ import compare_marts  # noqa: E402
 
 pytestmark = pytest.mark.dbt
 
-VARS = {"fairness_gate_severity": "warn"}
+# The first increment may hold too few attempts for any challenge to be testable.
+VARS = {"fairness_gate_severity": "warn", "fairness_gate_allow_no_testable_challenges": True}
 # The daily scan and the queue are the history of the runs themselves (one scan per run).
 RUN_HISTORIES = {"rpt_daily_bias_scan", "rpt_review_queue"}
-# The watermark of the test results' counts: a count keeps the largest row it ever held.
-RUN_BOOKKEEPING = {"base_platform__test_results.last_source_row_number"}
+# Watermarks: a count keeps the largest row it ever held; a row, the attempts' when it was written.
+RUN_BOOKKEEPING = {
+    "base_platform__test_results.last_source_row_number",
+    "base_platform__test_results.last_attempt_row_number",
+    "base_platform__rubric_scores.last_attempt_row_number",
+}
 LATE_AGENT = "agent-registered-late"
 # The raw tables that grow by appended rows (the others are dimensions, edited below).
 STREAMED = ("attempts", "test_results", "rubric_scores")
+# The challenge that a conflicting row makes unusable in the third increment.
+CONFLICTING_CHALLENGE = (
+    "select challenge_id from raw.attempts where challenge_id like 'ch-s%'"
+    " group by challenge_id order by challenge_id limit 1"
+)
 
 
 def arrival_order(database: Path, rng: np.random.Generator) -> list[int]:
     """Add the planted rows to `plan.final_attempts` (arrival position `arrival`) and return
-    the arrival positions after which the late agent and the conflicting challenge come."""
+    the arrival positions that cut the rows into the four increments."""
     with duckdb.connect(str(database)) as con:
         con.execute("create schema plan")
         con.execute(
@@ -82,7 +92,14 @@ def arrival_order(database: Path, rng: np.random.Generator) -> list[int]:
             f" {rng.uniform(0, n / 5)} as arrival from raw.attempts where rowid = {template}"
         )
         # a test result or rubric score arrives about with its attempt, some before it (an
-        # unknown attempt until then); then 3 corrections and 2 exact repeats of each
+        # unknown attempt until then); then 3 corrections and 2 exact repeats of each. One
+        # correction and one repeat are of a row that came in the first increment, with a
+        # clean attempt, and arrive last: the last run (a delta) must read the old row again
+        early = (
+            "attempt_id in (select attempt_id from plan.final_attempts where arrival < ?"
+            f" and attempt_id like 'att-%' and challenge_id <> ({CONFLICTING_CHALLENGE})"
+            " group by attempt_id having count(*) = 1)"
+        )
         for table, value, other in (
             ("test_results", "passed", "not passed"),
             ("rubric_scores", "points", "points + 0.5"),
@@ -97,19 +114,29 @@ def arrival_order(database: Path, rng: np.random.Generator) -> list[int]:
             picks = con.execute(
                 f"select rowid from raw.{table} where {value} is not null order by rowid"
             ).fetchall()
+            early_picks = con.execute(
+                f"select rowid from raw.{table} where {value} is not null and {early}"
+                " order by rowid",
+                [n / 10],
+            ).fetchall()
+            last = rng.choice(len(early_picks), size=2, replace=False)
             for position, index in enumerate(rng.choice(len(picks), size=5, replace=False)):
                 changed = other if position < 3 else value
+                rowid, arrival = picks[index][0], rng.uniform(n / 2, n)
+                if position in (0, 3):
+                    rowid, arrival = early_picks[last[position // 3]][0], n + 1 + position
                 con.execute(
                     f"insert into plan.final_{table} by name select * exclude ({value}),"
-                    f" {changed} as {value}, {rng.uniform(n / 2, n)} as arrival"
-                    f" from raw.{table} where rowid = {picks[index][0]}"
+                    f" {changed} as {value}, {arrival} as arrival"
+                    f" from raw.{table} where rowid = {rowid}"
                 )
-    return sorted(rng.choice(np.arange(n // 5, n - n // 5), size=2, replace=False).tolist())
+    return sorted(rng.choice(np.arange(n // 5, n - n // 5), size=3, replace=False).tolist())
 
 
 def apply_events(con: duckdb.DuckDBPyConnection, step: int, last: bool) -> None:
     """Changes to the other raw tables: the late agent from the second increment on; the
-    conflicting challenge row and the fix in place in the last."""
+    conflicting challenge row and the fix in place in the third (`last`); the fourth only
+    appends."""
     if step == 1:
         con.execute(
             f"insert into raw.agents select '{LATE_AGENT}', model_id from raw.agents"
@@ -118,9 +145,7 @@ def apply_events(con: duckdb.DuckDBPyConnection, step: int, last: bool) -> None:
     if last:
         con.execute(
             "insert into raw.challenges by name select challenge_id, 'tpl-conflict'"
-            " as template_id from raw.challenges where challenge_id = ("
-            "select challenge_id from raw.attempts where challenge_id like 'ch-s%'"
-            " group by challenge_id order by challenge_id limit 1)"
+            f" as template_id from raw.challenges where challenge_id = ({CONFLICTING_CHALLENGE})"
         )
         con.execute(
             "update raw.attempts set score = 50 where rowid = ("
@@ -159,7 +184,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     for step, upto in enumerate(steps):
         with duckdb.connect(str(incremental)) as con:
             load(con, since=steps[step - 1] if step else float("-inf"), upto=upto)
-            apply_events(con, step, last=step == len(steps) - 1)
+            apply_events(con, step, last=step == len(steps) - 2)
         run = run_dbt(["build"], database=incremental, work_dir=work / f"step{step}", dbt_vars=VARS)
         assert run.success, run.output
 
@@ -219,12 +244,13 @@ INCREMENTAL_FACTS = (
 
 
 def test_a_daily_run_reads_past_the_watermark(builds: dict[str, Any]) -> None:
-    """The second run folds only the changed rows into every fact (the last one validates
-    the results and scores in full: their test cases and rubric items changed)."""
-    compiled = builds["work"] / "step1" / "target" / "compiled"
-    for model in INCREMENTAL_FACTS:
-        (sql,) = compiled.rglob(f"{model}.sql")
-        assert "from watermark" in sql.read_text(), model
+    """The second and the last run fold only the changed rows into every fact (the third
+    validates the results and scores in full: their test cases and rubric items changed)."""
+    for step in (1, builds["steps"] - 1):
+        compiled = builds["work"] / f"step{step}" / "target" / "compiled"
+        for model in INCREMENTAL_FACTS:
+            (sql,) = compiled.rglob(f"{model}.sql")
+            assert "from watermark" in sql.read_text(), (step, model)
 
 
 def test_incremental_builds_equal_a_full_refresh(builds: dict[str, Any]) -> None:

@@ -243,6 +243,40 @@ def test_dunn_matches_its_formula_with_holm_within_the_challenge(samples: list[n
         assert pair.p_value_holm == pytest.approx(want_holm, rel=RTOL, abs=1e-300)
 
 
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 4),
+            st.sampled_from([0.0, 12.5, 50.0, 99.0, 100.0]),
+            st.integers(0, 200_000),
+        ),
+        min_size=2,
+        max_size=25,
+    )
+)
+@settings(max_examples=100, deadline=None)
+def test_dunn_on_platform_scale_counts_matches_the_expanded_sample(
+    cells: list[tuple[int, float, int]],
+) -> None:
+    """Large tied counts, zero counts and repeated (group, value) cells, as SQL can hand them."""
+    codes = np.array([c for c, _, _ in cells])
+    values = np.array([v for _, v, _ in cells])
+    counts = np.array([n for _, _, n in cells])
+    samples = [
+        np.repeat(values[codes == g], counts[codes == g]) for g in np.unique(codes[counts > 0])
+    ]
+    pooled = np.concatenate(samples) if samples else np.array([])
+    pairs = stats.dunn(codes, values, counts)
+    if len(samples) < 2 or np.all(pooled == pooled[0]):
+        assert pairs == []
+        return
+    expected = dunn_by_hand(samples)
+    assert len(pairs) == len(expected)
+    for pair, (z, p) in zip(pairs, expected.values(), strict=True):
+        assert pair.z_statistic == pytest.approx(z, rel=RTOL, abs=1e-9)
+        assert pair.p_value == pytest.approx(p, rel=1e-7, abs=1e-300)
+
+
 def test_dunn_degenerate_inputs_give_no_pairs() -> None:
     assert stats.dunn(np.array([0, 0]), np.array([1.0, 2.0]), np.array([2, 3])) == []
     assert stats.dunn(np.array([0, 1]), np.array([4.0, 4.0]), np.array([2, 3])) == []

@@ -341,36 +341,39 @@ def holm(p_values: npt.ArrayLike) -> FloatArray:
 def dunn(group_codes: IntArray, values: FloatArray, counts: IntArray) -> list[DunnPair]:
     """Dunn's (1964) pairwise test after Kruskal-Wallis, tie-corrected, Holm-adjusted.
 
-    Joint average ranks come from scipy.stats.rankdata; z = (mean rank a - mean rank b) /
-    sqrt((N(N+1)/12 - sum(t^3 - t) / (12(N-1))) (1/n_a + 1/n_b)); p two-sided normal.
-    Fewer than two groups, or all values tied, give no pairs.
+    z = (mean rank a - mean rank b) / sqrt((N(N+1)/12 - sum(t^3 - t) / (12(N-1)))
+    (1/n_a + 1/n_b)); p two-sided normal. The joint average ranks are read off the counts:
+    a distinct value's t tied copies, after c smaller ones, share the midrank c + (t + 1) / 2
+    (scipy.stats.rankdata's 'average'), so the sample is never expanded. Fewer than two
+    groups, or all values tied, give no pairs.
     """
     group_codes = np.asarray(group_codes)
-    present = np.asarray(counts) > 0
-    codes = np.repeat(group_codes[present], np.asarray(counts)[present])
-    sample = expand_counts(np.asarray(values)[present], np.asarray(counts)[present])
-    groups = np.unique(codes)
-    total = sample.size
-    if groups.size < 2 or not np.all(np.isfinite(sample)) or np.all(sample == sample[0]):
+    values = np.asarray(values, dtype=np.float64)
+    counts = np.asarray(counts, dtype=np.int64)
+    present = counts > 0
+    group_codes, values, counts = group_codes[present], values[present], counts[present]
+    groups, group_of = np.unique(group_codes, return_inverse=True)
+    if groups.size < 2 or not np.all(np.isfinite(values)) or np.all(values == values[0]):
         return []
-    ranks = stats.rankdata(sample)
-    _, tie_counts = np.unique(sample, return_counts=True)
-    tie_term = float(np.sum(tie_counts.astype(np.float64) ** 3 - tie_counts)) / (12 * (total - 1))
+    distinct, value_of = np.unique(values, return_inverse=True)
+    tied = np.bincount(value_of, weights=counts, minlength=distinct.size)
+    midranks = np.cumsum(tied) - tied + (tied + 1) / 2
+    total = float(tied.sum())
+    tie_term = float(np.sum(tied**3 - tied)) / (12 * (total - 1))
     variance_unit = total * (total + 1) / 12 - tie_term
-    sizes = np.array([np.sum(codes == g) for g in groups], dtype=np.float64)
-    mean_ranks = np.array([ranks[codes == g].mean() for g in groups])
-    pairs = [(i, j) for i in range(groups.size) for j in range(i + 1, groups.size)]
-    z = np.array(
-        [
-            (mean_ranks[i] - mean_ranks[j]) / np.sqrt(variance_unit * (1 / sizes[i] + 1 / sizes[j]))
-            for i, j in pairs
-        ]
+    sizes = np.bincount(group_of, weights=counts, minlength=groups.size)
+    mean_ranks = (
+        np.bincount(group_of, weights=counts * midranks[value_of], minlength=groups.size) / sizes
+    )
+    first, second = np.triu_indices(groups.size, k=1)
+    z = (mean_ranks[first] - mean_ranks[second]) / np.sqrt(
+        variance_unit * (1 / sizes[first] + 1 / sizes[second])
     )
     p = 2 * stats.norm.sf(np.abs(z))
     p_holm = holm(p)
     return [
         DunnPair(int(groups[i]), int(groups[j]), float(z[k]), float(p[k]), float(p_holm[k]))
-        for k, (i, j) in enumerate(pairs)
+        for k, (i, j) in enumerate(zip(first, second, strict=True))
     ]
 
 

@@ -62,6 +62,11 @@
     from {{ ref(child_model) }} as child
     left join (
         select distinct {{ parent_key }} as parent_key from {{ ref(parent_model) }}
+        {#- A distinct over every attempt costs more than all the other checks together:
+            an attempt-grain parent keeps only the keys its child uses. #}
+        {%- if parent_key == 'attempt_id' %}
+        where {{ parent_key }} in (select {{ child_column }} from {{ ref(child_model) }})
+        {%- endif %}
     ) as parent
         on child.{{ child_column }} = parent.parent_key
     where child.{{ child_column }} is not null

@@ -11,9 +11,11 @@
 
     Incremental, equal to a full refresh (as base_platform__attempts; macro
     revalidated_rows): a run validates again the new rows, the rows rejected before, the
-    rows of an attempt that is rejected now, every row sharing an attempt id with those, and
-    every row when what a score is validated with (`validated_with`: var bias_scan_date,
-    the clean rubric items) changed. It stops, asking for `--full-refresh`, when a row
+    rows of an attempt that is rejected now, every row sharing an attempt id with those
+    (except the ids of attempts new since the last run, past `last_attempt_row_number`: no
+    score validated before can share them unless it was rejected or its attempt is
+    rejected now), and every row when what a score is validated with (`validated_with`: var
+    bias_scan_date, the clean rubric items) changed. It stops, asking for `--full-refresh`, when a row
     that was clean is not in the raw table as validated (`row_checksum`).
 #}
 {{ config(
@@ -34,6 +36,8 @@
         from {{ ref('stg_platform__rubric_items') }}
     )
 {%- endset %}
+{#- The attempts new since the last run, looked up first (base_platform__test_results). #}
+{%- set new_attempts_after = 'select max(last_attempt_row_number) from ' ~ this %}
 {#- Only the rows whose outcome can change, unless the stored rows were validated otherwise. #}
 {%- set changed_rows_only = folds_changed_rows('validated_with', validated_with) %}
 with
@@ -47,6 +51,8 @@ with
     columns=['attempt_id', 'rubric_item_id', 'points'],
     checksum=row_hash(['raw.source_row_number', 'raw.attempt_id', 'raw.rubric_item_id', 'raw.points']),
     also_ids='select attempt_id from ' ~ ref('base_platform__attempts') ~ ' where rejection_reason is not null',
+    ids_without_history='select attempt_id from ' ~ ref('base_platform__attempts')
+        ~ ' where rejection_reason is null and source_row_number > (' ~ new_attempts_after ~ ')',
 ) }},
 
 {# Every row clean before is still in the raw table as it was validated. #}
@@ -74,7 +80,8 @@ duplicates as (
 
 attempts as (
     {{ attempts_to_validate_against(
-        'select cast(attempt_id as varchar) from source' if changed_rows_only else none) }}
+        'select cast(attempt_id as varchar) from source' if changed_rows_only else none,
+        recent_after=new_attempts_after if changed_rows_only else none) }}
 ),
 
 rubric_items as (
@@ -147,6 +154,8 @@ select
             ) }}
     end as raw_record,
     row_checksum,
+    (select max(source_row_number) from {{ ref('base_platform__attempts') }})
+        as last_attempt_row_number,
     {{ validated_with }} as validated_with
 from checked
 {%- if changed_rows_only %}
@@ -154,7 +163,7 @@ from checked
 {# Reached only when a row validated clean before changed in the raw table, or the attempt
    id of a row rejected before was edited (its new id's other rows are not read again). #}
 union all
-{{ raw_rows_changed_guard('base_platform__rubric_scores', 'raw rubric scores', 12) }}
+{{ raw_rows_changed_guard('base_platform__rubric_scores', 'raw rubric scores', 13) }}
 {%- endif %}
 {#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
 order by source_row_number

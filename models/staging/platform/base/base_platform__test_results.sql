@@ -21,7 +21,9 @@
     source_row_number folded (`last_source_row_number`). A run validates again only the
     raw rows whose outcome can change, and folds the difference into the counts:
     - the new rows, every row rejected before, and every row sharing an attempt id with
-      those (so every copy of their keys);
+      those (so every copy of their keys), except the ids of attempts new since the last
+      run (past `last_attempt_row_number`), which no row validated before can share
+      unless it was rejected or its attempt is rejected now;
     - every row of an attempt that is rejected now (a correction of an attempt makes its
       earlier clean copy conflicting); a row that was clean leaves its group (-1), with
       the values of the attempt it was counted with, the attempt's first copy (a clean
@@ -37,7 +39,7 @@
     incremental_strategy='fold',
     unique_key='source_row_number',
     fold_measures=['results', 'row_checksum'],
-    fold_maxima=['last_source_row_number'],
+    fold_maxima=['last_source_row_number', 'last_attempt_row_number'],
     on_schema_change='fail',
 ) }}
 {%- set raw_test_results = optional_source_rows(
@@ -54,6 +56,10 @@
         from {{ ref('stg_platform__test_cases') }}
     )
 {%- endset %}
+{#- The attempts new since the last run: most new results are theirs, and no result
+    validated before can share an id with them unless it was rejected, or its attempt
+    (then rejected now: in also_ids). Looked up first, where the scan skips to them. #}
+{%- set new_attempts_after = 'select max(last_attempt_row_number) from ' ~ this %}
 {#- A delta, unless the stored counts were validated otherwise (then all rows again). #}
 {%- set changed_rows_only = folds_changed_rows('validated_with', validated_with) %}
 with
@@ -69,6 +75,8 @@ with
     also_ids='select attempt_id from ' ~ ref('base_platform__attempts') ~ ' where rejection_reason is not null',
     rejected_before='source_row_number is not null',
     watermark_column='last_source_row_number',
+    ids_without_history='select attempt_id from ' ~ ref('base_platform__attempts')
+        ~ ' where rejection_reason is null and source_row_number > (' ~ new_attempts_after ~ ')',
 ) }},
 
 duplicates as (
@@ -97,7 +105,8 @@ duplicates as materialized (
 
 attempts as (
     {{ attempts_to_validate_against(
-        'select cast(attempt_id as varchar) from source' if changed_rows_only else none) }}
+        'select cast(attempt_id as varchar) from source' if changed_rows_only else none,
+        recent_after=new_attempts_after if changed_rows_only else none) }}
 ),
 
 test_cases as (
@@ -190,6 +199,8 @@ compressed as (
         count(*) as results,
         sum(row_checksum) as row_checksum,
         max(last_source_row_number) as last_source_row_number,
+        (select max(source_row_number) from {{ ref('base_platform__attempts') }})
+            as last_attempt_row_number,
         {{ validated_with }} as validated_with
     from keyed
     group by
@@ -242,6 +253,7 @@ uncounted as (
         -count(*) as results,
         -sum(counted_before.row_checksum) as row_checksum,
         cast(null as bigint) as last_source_row_number,
+        cast(null as bigint) as last_attempt_row_number,
         {{ validated_with }} as validated_with
     from counted_before
     inner join first_copies
@@ -256,7 +268,7 @@ select * from uncounted
 {# Reached only when a row counted before changed in the raw table, or the attempt id of a
    row rejected before was edited (its new id's other rows are not read again). #}
 union all
-{{ raw_rows_changed_guard('base_platform__test_results', 'raw test results', 13) }}
+{{ raw_rows_changed_guard('base_platform__test_results', 'raw test results', 14) }}
 {%- elif is_incremental() %}
 
 {# Validated otherwise before: every stored count leaves, every row is counted again. #}
