@@ -6,7 +6,7 @@
     `only_ids` (a select of attempt ids), when given, keeps those attempts only: an
     incremental run validates a few rows, and the join then reads a few attempts instead
     of building a table of every attempt.
-    `recent_after` (a scalar SQL expression: an attempt source_row_number, or NULL), with
+    `recent_after` (an attempt source_row_number, a constant the scan can skip by), with
     `only_ids`, says where those attempts most likely are: the attempts past that row (new
     since the caller's last run) are looked up first, where the scan skips to them, and
     only the ids not found there among every attempt. A valid attempt has one clean row,
@@ -20,11 +20,11 @@
         score,
         {{ challenge_fairness.attempt_in_scan('submitted_at') }} as is_in_scan
     {%- endset -%}
-    {%- if only_ids and recent_after -%}
+    {%- if only_ids and recent_after is not none -%}
     select {{ columns }}
     from {{ ref('base_platform__attempts') }}
     where rejection_reason is null
-        and source_row_number > ({{ recent_after }})
+        and source_row_number > {{ recent_after }}
         and attempt_id in ({{ only_ids }})
     union all
     select {{ columns }}
@@ -36,7 +36,7 @@
             select attempt_id
             from {{ ref('base_platform__attempts') }}
             where rejection_reason is null
-                and source_row_number > ({{ recent_after }})
+                and source_row_number > {{ recent_after }}
         )
     {%- else -%}
     select {{ columns }}

@@ -142,3 +142,15 @@ where raw_kept.kept_rows <> previous_kept.kept_rows
         'select count(*) from ' ~ this ~ ' where ' ~ column ~ ' is distinct from (' ~ current ~ ')') -%}
     {{ return(stale.columns[0].values()[0] == 0) }}
 {%- endmacro %}
+
+{#
+    The largest value of `column` in the model's table, read when the run compiles, so
+    that a filter on it is a constant the scan can skip by; none on a first or full build
+    and when the table is empty.
+#}
+{% macro stored_maximum(column) -%}
+    {%- if not is_incremental() -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {{ return(run_query('select max(' ~ column ~ ') from ' ~ this).columns[0].values()[0]) }}
+{%- endmacro %}

@@ -37,7 +37,7 @@
     )
 {%- endset %}
 {#- The attempts new since the last run, looked up first (base_platform__test_results). #}
-{%- set new_attempts_after = 'select max(last_attempt_row_number) from ' ~ this %}
+{%- set new_attempts_after = stored_maximum('last_attempt_row_number') %}
 {#- Only the rows whose outcome can change, unless the stored rows were validated otherwise. #}
 {%- set changed_rows_only = folds_changed_rows('validated_with', validated_with) %}
 with
@@ -51,8 +51,9 @@ with
     columns=['attempt_id', 'rubric_item_id', 'points'],
     checksum=row_hash(['raw.source_row_number', 'raw.attempt_id', 'raw.rubric_item_id', 'raw.points']),
     also_ids='select attempt_id from ' ~ ref('base_platform__attempts') ~ ' where rejection_reason is not null',
-    ids_without_history='select attempt_id from ' ~ ref('base_platform__attempts')
-        ~ ' where rejection_reason is null and source_row_number > (' ~ new_attempts_after ~ ')',
+    ids_without_history=none if new_attempts_after is none else
+        'select attempt_id from ' ~ ref('base_platform__attempts')
+        ~ ' where rejection_reason is null and source_row_number > ' ~ new_attempts_after,
 ) }},
 
 {# Every row clean before is still in the raw table as it was validated. #}

@@ -59,7 +59,7 @@
 {#- The attempts new since the last run: most new results are theirs, and no result
     validated before can share an id with them unless it was rejected, or its attempt
     (then rejected now: in also_ids). Looked up first, where the scan skips to them. #}
-{%- set new_attempts_after = 'select max(last_attempt_row_number) from ' ~ this %}
+{%- set new_attempts_after = stored_maximum('last_attempt_row_number') %}
 {#- A delta, unless the stored counts were validated otherwise (then all rows again). #}
 {%- set changed_rows_only = folds_changed_rows('validated_with', validated_with) %}
 with
@@ -75,8 +75,9 @@ with
     also_ids='select attempt_id from ' ~ ref('base_platform__attempts') ~ ' where rejection_reason is not null',
     rejected_before='source_row_number is not null',
     watermark_column='last_source_row_number',
-    ids_without_history='select attempt_id from ' ~ ref('base_platform__attempts')
-        ~ ' where rejection_reason is null and source_row_number > (' ~ new_attempts_after ~ ')',
+    ids_without_history=none if new_attempts_after is none else
+        'select attempt_id from ' ~ ref('base_platform__attempts')
+        ~ ' where rejection_reason is null and source_row_number > ' ~ new_attempts_after,
 ) }},
 
 duplicates as (
