@@ -33,10 +33,7 @@
         and attempt_id in (
             {{ only_ids }}
             except
-            select attempt_id
-            from {{ ref('base_platform__attempts') }}
-            where rejection_reason is null
-                and source_row_number > {{ recent_after }}
+            {{ attempt_ids_validated_after(recent_after) }}
         )
     {%- else -%}
     select {{ columns }}
@@ -46,4 +43,15 @@
         and attempt_id in ({{ only_ids }})
     {%- endif %}
     {%- endif %}
+{%- endmacro %}
+
+{#
+    The ids of the valid attempts past attempt row `row_number` (a constant): the attempts
+    new since a caller's last run, when that is the largest attempt row it had seen.
+#}
+{% macro attempt_ids_validated_after(row_number) -%}
+    select attempt_id
+    from {{ ref('base_platform__attempts') }}
+    where rejection_reason is null
+        and source_row_number > {{ row_number }}
 {%- endmacro %}

@@ -51,9 +51,8 @@ with
     columns=['attempt_id', 'rubric_item_id', 'points'],
     checksum=row_hash(['raw.source_row_number', 'raw.attempt_id', 'raw.rubric_item_id', 'raw.points']),
     also_ids='select attempt_id from ' ~ ref('base_platform__attempts') ~ ' where rejection_reason is not null',
-    ids_without_history=none if new_attempts_after is none else
-        'select attempt_id from ' ~ ref('base_platform__attempts')
-        ~ ' where rejection_reason is null and source_row_number > ' ~ new_attempts_after,
+    ids_without_history=none if new_attempts_after is none
+        else attempt_ids_validated_after(new_attempts_after),
 ) }},
 
 {# Every row clean before is still in the raw table as it was validated. #}

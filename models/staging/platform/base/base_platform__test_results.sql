@@ -75,9 +75,8 @@ with
     also_ids='select attempt_id from ' ~ ref('base_platform__attempts') ~ ' where rejection_reason is not null',
     rejected_before='source_row_number is not null',
     watermark_column='last_source_row_number',
-    ids_without_history=none if new_attempts_after is none else
-        'select attempt_id from ' ~ ref('base_platform__attempts')
-        ~ ' where rejection_reason is null and source_row_number > ' ~ new_attempts_after,
+    ids_without_history=none if new_attempts_after is none
+        else attempt_ids_validated_after(new_attempts_after),
 ) }},
 
 duplicates as (
