@@ -7,6 +7,9 @@
 
 {# True when the raw table `table_name` exists (table in the raw schema, or parquet file). #}
 {% macro source_table_exists(table_name) -%}
+    {%- if challenge_fairness.scan_stage_from_files() -%}
+        {{ return(challenge_fairness._scan_stage_source_columns(table_name) is not none) }}
+    {%- endif -%}
     {{ return(adapter.dispatch('source_table_exists', 'challenge_fairness')(table_name)) }}
 {%- endmacro %}
 
@@ -33,6 +36,9 @@
 {# Lower-cased column names of the raw table `table_name` ([] when it does not exist). #}
 {% macro source_column_names(table_name) -%}
     {%- if not execute or not source_table_exists(table_name) -%}{{ return([]) }}{%- endif -%}
+    {%- if challenge_fairness.scan_stage_from_files() -%}
+        {{ return(challenge_fairness._scan_stage_source_columns(table_name).split(',')) }}
+    {%- endif -%}
     {%- set described = run_query("select * from " ~ source_rows(table_name) ~ " as source limit 0") -%}
     {{ return(described.column_names | map('lower') | list) }}
 {%- endmacro %}
@@ -65,4 +71,19 @@
     {%- else -%}
         cast(null as {{ data_type }})
     {%- endif -%}
+{%- endmacro %}
+
+
+{#
+    A build that reads the scan stage from files (macro scan_stage_from_files) cannot see
+    the raw tables: the contract columns of `table_name` (comma-separated, none when the
+    table is absent) are read from the warehouse's stg_platform__source_row_counts.
+#}
+{% macro _scan_stage_source_columns(table_name) -%}
+    {%- if not execute -%}{{ return(none) }}{%- endif -%}
+    {%- set path = var('scan_stage_dir').rstrip('/') ~ '/stg_platform__source_row_counts/*.parquet' -%}
+    {%- set found = run_query(
+        'select source_columns from read_parquet(' ~ challenge_fairness.sql_string_literal(path)
+        ~ ') where source_table = ' ~ challenge_fairness.sql_string_literal(table_name)) -%}
+    {{ return(found.rows[0][0] if found.rows | length > 0 else none) }}
 {%- endmacro %}

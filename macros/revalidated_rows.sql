@@ -33,11 +33,11 @@ watermark as (
 ),
 
 reread_ids as (
-    select cast(raw.{{ id_column }} as varchar) as id
+    select cast(raw.{{ id_column }} as string) as id
     from {{ raw }} as raw
     where raw.source_row_number > (select last_row_number from watermark)
     {%- if ids_without_history %}
-        and cast(raw.{{ id_column }} as varchar) not in ({{ ids_without_history }})
+        and cast(raw.{{ id_column }} as string) not in ({{ ids_without_history }})
     {%- endif %}
     union
     select {{ id_column }}
@@ -63,7 +63,7 @@ scanned as materialized (
         select
             raw.*,
             {{ checksum }} as row_checksum,
-            cast(raw.{{ id_column }} as varchar) in (select id from reread_ids where id is not null)
+            cast(raw.{{ id_column }} as string) in (select id from reread_ids where id is not null)
                 or rejected.source_row_number is not null
                 or raw.source_row_number > (select last_row_number from watermark)
                 {%- for condition in also_validated %}
@@ -72,7 +72,7 @@ scanned as materialized (
             raw.source_row_number <= (select last_row_number from watermark)
                 and rejected.source_row_number is null as was_clean,
             rejected.source_row_number is not null
-                and cast(raw.{{ id_column }} as varchar) is distinct from rejected.{{ id_column }}
+                and cast(raw.{{ id_column }} as string) is distinct from rejected.{{ id_column }}
                 as id_changed
         from {{ raw }} as raw
         left join (
@@ -112,10 +112,10 @@ raw_kept as (
 {% macro raw_rows_changed_guard(model_name, label, columns) -%}
 select
     cast({{ sql_error(
-        "'" ~ model_name ~ ": the " ~ label ~ " up to row ' || cast(watermark.last_row_number as varchar)"
-        ~ " || ' changed since they were validated (' || cast(previous_kept.kept_rows as varchar)"
-        ~ " || ' clean rows expected, ' || cast(raw_kept.kept_rows as varchar) || ' found, or a value edited in place; '"
-        ~ " || cast(raw_kept.changed_keys as varchar) || ' rejected rows with an id edited in place).'"
+        "'" ~ model_name ~ ": the " ~ label ~ " up to row ' || cast(watermark.last_row_number as string)"
+        ~ " || ' changed since they were validated (' || cast(previous_kept.kept_rows as string)"
+        ~ " || ' clean rows expected, ' || cast(raw_kept.kept_rows as string) || ' found, or a value edited in place; '"
+        ~ " || cast(raw_kept.changed_keys as string) || ' rejected rows with an id edited in place).'"
         ~ " || ' The raw table must be an append-only log; run dbt build --full-refresh to validate it again.'"
     ) }} as bigint)
     {%- for _ in range(columns - 1) %}, null{% endfor %}

@@ -15,7 +15,7 @@
 {%- endmacro %}
 
 {% macro default__kruskal_wallis(groups, values, counts) -%}
-    {{ exceptions.raise_compiler_error("kruskal_wallis: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("kruskal_wallis: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}
 
 
@@ -34,7 +34,7 @@
 {%- endmacro %}
 
 {% macro default__cohens_d(n_a, mean_a, variance_a, n_b, mean_b, variance_b) -%}
-    {{ exceptions.raise_compiler_error("cohens_d: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("cohens_d: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}
 
 
@@ -49,7 +49,7 @@
 {%- endmacro %}
 
 {% macro default__dunn(groups, values, counts) -%}
-    {{ exceptions.raise_compiler_error("dunn: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("dunn: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}
 
 
@@ -64,7 +64,7 @@
 {%- endmacro %}
 
 {% macro default__hedges_g(n_a, n_b, cohens_d, alpha) -%}
-    {{ exceptions.raise_compiler_error("hedges_g: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("hedges_g: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}
 
 
@@ -79,7 +79,7 @@
 {%- endmacro %}
 
 {% macro default__trimmed_cell(values, counts, trim) -%}
-    {{ exceptions.raise_compiler_error("trimmed_cell: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("trimmed_cell: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}
 
 
@@ -99,7 +99,7 @@
 {%- endmacro %}
 
 {% macro default__contrast_test(estimate, standard_error, degrees_of_freedom, alpha, comparisons) -%}
-    {{ exceptions.raise_compiler_error("contrast_test: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("contrast_test: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}
 
 
@@ -127,5 +127,5 @@
 {%- endmacro %}
 
 {% macro default__benjamini_hochberg(relation, key_column, p_column) -%}
-    {{ exceptions.raise_compiler_error("benjamini_hochberg: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("benjamini_hochberg: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}

@@ -17,5 +17,5 @@
 {%- endmacro %}
 
 {% macro default__test_case_dif(families, bands, passes, failures, alpha, negligible, large) -%}
-    {{ exceptions.raise_compiler_error("test_case_dif: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("test_case_dif: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}

@@ -15,9 +15,9 @@
 {%- endmacro %}
 
 {% macro default__regex_match_rows(relation, key_columns, text_column, pattern_column) -%}
-    {{ exceptions.raise_compiler_error(
+    {%- if execute %}{{ exceptions.raise_compiler_error(
         "regex_match_rows: no implementation for adapter " ~ target.type
-        ~ " (needs regexp_extract_all and regexp_split_to_array)") }}
+        ~ " (needs regexp_extract_all and regexp_split_to_array)") }}{% endif %}
 {%- endmacro %}
 
 {% macro duckdb__regex_match_rows(relation, key_columns, text_column, pattern_column) -%}

@@ -32,6 +32,11 @@ raw_parquet_dir:
   nullable: true
   default: null
   description: "If set: read `<dir>/<table>.parquet` instead of the raw schema."
+scan_stage_dir:
+  type: path
+  nullable: true
+  default: null
+  description: "The Spark path (docs/spark.md): on Spark, the folder the scan stage (tag `stage:scan`) is written to, as `<dir>/<model>/`; on DuckDB, if set, the scan stage is read from there instead of scanning the raw tables."
 min_attempts:
   type: integer
   min: 1

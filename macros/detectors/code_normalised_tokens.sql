@@ -45,5 +45,5 @@
 {%- endmacro %}
 
 {% macro default__code_normalised_tokens(tokens) -%}
-    {{ exceptions.raise_compiler_error("code_normalised_tokens: no implementation for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("code_normalised_tokens: no implementation for adapter " ~ target.type) }}{% endif %}
 {%- endmacro %}

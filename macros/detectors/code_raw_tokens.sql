@@ -16,5 +16,5 @@
 {%- endmacro %}
 
 {% macro default__code_raw_tokens(tokens) -%}
-    {{ exceptions.raise_compiler_error("code_raw_tokens: no implementation for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("code_raw_tokens: no implementation for adapter " ~ target.type) }}{% endif %}
 {%- endmacro %}

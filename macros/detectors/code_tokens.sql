@@ -32,5 +32,5 @@
 {%- endmacro %}
 
 {% macro default__code_tokens(content) -%}
-    {{ exceptions.raise_compiler_error("code_tokens: no implementation for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("code_tokens: no implementation for adapter " ~ target.type) }}{% endif %}
 {%- endmacro %}

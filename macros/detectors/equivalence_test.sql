@@ -15,5 +15,5 @@
 {%- endmacro %}
 
 {% macro default__equivalence_test(n_a, mean_a, variance_a, n_b, mean_b, variance_b, margin, alpha) -%}
-    {{ exceptions.raise_compiler_error("equivalence_test: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("equivalence_test: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}

@@ -13,5 +13,5 @@
 {%- endmacro %}
 
 {% macro default__mean_of_estimates(estimates, standard_errors, degrees_of_freedom, alpha) -%}
-    {{ exceptions.raise_compiler_error("mean_of_estimates: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("mean_of_estimates: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}

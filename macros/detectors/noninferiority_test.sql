@@ -13,5 +13,5 @@
 {%- endmacro %}
 
 {% macro default__noninferiority_test(difference, standard_error, margin, alpha) -%}
-    {{ exceptions.raise_compiler_error("noninferiority_test: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("noninferiority_test: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}

@@ -8,5 +8,5 @@
 {%- endmacro %}
 
 {% macro default__shared_elements(list_a, list_b) -%}
-    {{ exceptions.raise_compiler_error("shared_elements: no implementation for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("shared_elements: no implementation for adapter " ~ target.type) }}{% endif %}
 {%- endmacro %}

@@ -24,5 +24,5 @@
 {%- endmacro %}
 
 {% macro default__shingle_hashes(tokens, shingle_tokens) -%}
-    {{ exceptions.raise_compiler_error("shingle_hashes: no implementation for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("shingle_hashes: no implementation for adapter " ~ target.type) }}{% endif %}
 {%- endmacro %}

@@ -11,5 +11,5 @@
 {%- endmacro %}
 
 {% macro default__signature_agreement(signature_a, signature_b) -%}
-    {{ exceptions.raise_compiler_error("signature_agreement: no implementation for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("signature_agreement: no implementation for adapter " ~ target.type) }}{% endif %}
 {%- endmacro %}

@@ -15,5 +15,5 @@
 {%- endmacro %}
 
 {% macro default__stratified_mean_difference(n_a, mean_a, var_a, n_b, mean_b, var_b, alpha) -%}
-    {{ exceptions.raise_compiler_error("stratified_mean_difference: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("stratified_mean_difference: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}

@@ -14,5 +14,5 @@
 {%- endmacro %}
 
 {% macro default__style_interaction_test(families, styles, counts, means, within_ss) -%}
-    {{ exceptions.raise_compiler_error("style_interaction_test: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("style_interaction_test: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}

@@ -16,5 +16,5 @@
 {%- endmacro %}
 
 {% macro default__variance_reduction(key, arms, families, scores, counts, resamples, alpha, seed) -%}
-    {{ exceptions.raise_compiler_error("variance_reduction: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("variance_reduction: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}

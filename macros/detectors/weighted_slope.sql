@@ -9,5 +9,5 @@
 {%- endmacro %}
 
 {% macro default__weighted_slope(x, y, weights) -%}
-    {{ exceptions.raise_compiler_error("weighted_slope: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("weighted_slope: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}

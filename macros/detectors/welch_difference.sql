@@ -17,5 +17,5 @@
 {%- endmacro %}
 
 {% macro default__welch_difference(n_a, mean_a, variance_a, n_b, mean_b, variance_b, alpha) -%}
-    {{ exceptions.raise_compiler_error("welch_difference: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("welch_difference: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}

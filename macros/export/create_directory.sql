@@ -4,7 +4,7 @@
 {%- endmacro %}
 
 {% macro default__create_directory(path) -%}
-    {{ exceptions.raise_compiler_error("create_directory: not implemented for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("create_directory: not implemented for adapter " ~ target.type) }}{% endif %}
 {%- endmacro %}
 
 {#

@@ -54,7 +54,7 @@
 {%- endmacro %}
 
 {% macro default__verdict_window_starts(first_start, last_start) -%}
-    {{ exceptions.raise_compiler_error("verdict_window_starts: not implemented for " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("verdict_window_starts: not implemented for " ~ target.type) }}{% endif %}
 {%- endmacro %}
 
 {% macro _verdict_window_interval() -%}

@@ -9,5 +9,5 @@
 {%- endmacro %}
 
 {% macro default__equivalence_pools(difficulties, tolerance) -%}
-    {{ exceptions.raise_compiler_error("equivalence_pools: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("equivalence_pools: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}

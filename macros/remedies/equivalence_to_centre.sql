@@ -15,5 +15,5 @@
 {%- endmacro %}
 
 {% macro default__equivalence_to_centre(estimate, standard_error, degrees_of_freedom, margin, alpha) -%}
-    {{ exceptions.raise_compiler_error("equivalence_to_centre: no UDF for adapter " ~ target.type) }}
+    {%- if execute %}{{ exceptions.raise_compiler_error("equivalence_to_centre: no UDF for adapter " ~ target.type ~ ": the statistics run on DuckDB (docs/spark.md)") }}{% endif %}
 {%- endmacro %}

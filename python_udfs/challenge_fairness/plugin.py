@@ -23,10 +23,13 @@ from threadpoolctl import threadpool_limits
 from challenge_fairness.registry import register_udfs
 
 BUILDING_COMMANDS = frozenset({"build", "run", "test", "retry"})
+# The vars that make a build read files instead of the raw schema: the raw tables as
+# parquet files, or the scan stage a warehouse wrote (docs/spark.md).
+FILE_VARS = ("raw_parquet_dir", "scan_stage_dir")
 
 
-def _project_parquet_dir(project_dir: str | None) -> Any:
-    """raw_parquet_dir as set in the project's dbt_project.yml vars (own or package-scoped)."""
+def _project_file_var(project_dir: str | None, name: str) -> Any:
+    """The var `name` as set in the project's dbt_project.yml vars (own or package-scoped)."""
     import yaml  # type: ignore[import-untyped]
 
     path = Path(project_dir or ".") / "dbt_project.yml"
@@ -36,13 +39,11 @@ def _project_parquet_dir(project_dir: str | None) -> Any:
         return None
     project_vars = project.get("vars") or {}
     scoped = project_vars.get("challenge_fairness") or {}
-    return project_vars.get("raw_parquet_dir") or (
-        scoped.get("raw_parquet_dir") if isinstance(scoped, dict) else None
-    )
+    return project_vars.get(name) or (scoped.get(name) if isinstance(scoped, dict) else None)
 
 
 def builds_from_raw_schema() -> bool:
-    """True when the running dbt command builds models from the raw schema (no parquet)."""
+    """True when the running dbt command builds models from the raw schema (no files)."""
     try:
         from dbt.flags import get_flags
 
@@ -52,9 +53,12 @@ def builds_from_raw_schema() -> bool:
     if getattr(flags, "WHICH", None) not in BUILDING_COMMANDS:
         return False
     cli_vars = getattr(flags, "VARS", None) or {}
-    if "raw_parquet_dir" in cli_vars:
-        return not cli_vars["raw_parquet_dir"]
-    return not _project_parquet_dir(getattr(flags, "PROJECT_DIR", None))
+    project_dir = getattr(flags, "PROJECT_DIR", None)
+    for name in FILE_VARS:
+        value = cli_vars[name] if name in cli_vars else _project_file_var(project_dir, name)
+        if value:
+            return False
+    return True
 
 
 def missing_database_message(path: str) -> str | None:

@@ -23,6 +23,10 @@
     fold_maxima=['last_source_row_number'],
     on_schema_change='fail',
 ) }}
+{{ scan_stage_config('incremental') }}
+{%- if scan_stage_from_files() %}
+{{ scan_stage_files() }}
+{%- else %}
 {%- set counted_under = sql_string_literal(
     'bias_scan_date=' ~ (var('bias_scan_date', none) or '')
     ~ ';verdict_history_window=' ~ verdict_history_window()) %}
@@ -137,12 +141,13 @@ cells as (
 
 select
     cast(source_row_number as bigint) as source_row_number,
-    cast(challenge_id as varchar) as challenge_id,
-    cast(agent_id as varchar) as agent_id,
+    cast(challenge_id as string) as challenge_id,
+    cast(agent_id as string) as agent_id,
     cast(window_start as date) as window_start,
     cast(score as double) as score,
     cast(is_in_scan as boolean) as is_in_scan,
     cast(attempts as bigint) as attempts,
     cast(last_source_row_number as bigint) as last_source_row_number,
-    cast(counted_under as varchar) as counted_under
+    cast(counted_under as string) as counted_under
 from cells
+{%- endif %}

@@ -3,6 +3,10 @@
     `attempts.approach` (absent column, NULL or blank label: no row). An exact repeat of a
     raw attempt row is one clean attempt; its label is taken from the first labelled copy.
 #}
+{{ scan_stage_config('view') }}
+{%- if scan_stage_from_files() %}
+{{ scan_stage_files() }}
+{%- else %}
 with
 
 source as (
@@ -15,8 +19,8 @@ attempts as (
 
 labelled as (
     select
-        cast(source.attempt_id as varchar) as attempt_id,
-        nullif(trim({{ optional_column('attempts', 'approach', 'varchar') }}), '') as approach,
+        cast(source.attempt_id as string) as attempt_id,
+        nullif(trim({{ optional_column('attempts', 'approach', 'string') }}), '') as approach,
         source.source_row_number
     from source
 ),
@@ -41,3 +45,4 @@ renamed as (
 )
 
 select * from renamed
+{%- endif %}

@@ -3,6 +3,10 @@
     `challenges.briefing_text` (absent column, NULL or blank text: no row). The clean
     challenge's own raw row gives the text (a duplicate copy was rejected in staging).
 #}
+{{ scan_stage_config('view') }}
+{%- if scan_stage_from_files() %}
+{{ scan_stage_files() }}
+{%- else %}
 with
 
 source as (
@@ -16,7 +20,7 @@ challenges as (
 briefings as (
     select
         source.source_row_number,
-        {{ optional_column('challenges', 'briefing_text', 'varchar') }} as briefing_text
+        {{ optional_column('challenges', 'briefing_text', 'string') }} as briefing_text
     from source
 ),
 
@@ -32,3 +36,4 @@ renamed as (
 )
 
 select * from renamed
+{%- endif %}

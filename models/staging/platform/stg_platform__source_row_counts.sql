@@ -1,4 +1,13 @@
-{# Rows in each raw platform table, counted straight from the source. #}
+{#
+    Rows in each raw platform table, counted straight from the source, and the contract
+    columns it has (NULL when the table is absent). A build that reads the scan stage from
+    a warehouse's files answers "is this optional input there?" from that column
+    (macro source_column_names), as it cannot see the raw tables.
+#}
+{{ scan_stage_config('view') }}
+{%- if scan_stage_from_files() %}
+{{ scan_stage_files() }}
+{%- else %}
 {#- Optional tables count zero rows when absent. -#}
 {%- set source_tables = [
     'attempts', 'challenges', 'agents', 'models',
@@ -6,18 +15,22 @@
     'rubric_items', 'rubric_scores',
 ] %}
 {%- set optional_columns = {
-    'test_cases': {'test_case_id': 'varchar'},
-    'test_results': {'attempt_id': 'varchar'},
-    'challenge_files': {'challenge_id': 'varchar'},
-    'reference_corpus': {'document_id': 'varchar'},
-    'rubric_items': {'rubric_item_id': 'varchar'},
-    'rubric_scores': {'attempt_id': 'varchar'},
+    'test_cases': {'test_case_id': 'string'},
+    'test_results': {'attempt_id': 'string'},
+    'challenge_files': {'challenge_id': 'string'},
+    'reference_corpus': {'document_id': 'string'},
+    'rubric_items': {'rubric_item_id': 'string'},
+    'rubric_scores': {'attempt_id': 'string'},
 } %}
 with
 
 {% for table_name in source_tables %}
+{%- set present = source_column_names(table_name) if source_table_exists(table_name) else none %}
 {{ table_name }}_rows as (
-    select '{{ table_name }}' as source_table, count(*) as raw_rows
+    select
+        '{{ table_name }}' as source_table,
+        count(*) as raw_rows,
+        {{ sql_string_literal(present | join(',') if present is not none else none) }} as source_columns
     from
         {%- if table_name in optional_columns %}
         {{ optional_source_rows(table_name, optional_columns[table_name]) }} as source
@@ -35,3 +48,4 @@ unioned as (
 )
 
 select * from unioned
+{%- endif %}

@@ -1,4 +1,8 @@
 {# Every raw agent row, typed, with the first rule it breaks (NULL when clean). #}
+{{ scan_stage_config('table') }}
+{%- if scan_stage_from_files() %}
+{{ scan_stage_files() }}
+{%- else %}
 with
 
 source as (
@@ -16,13 +20,13 @@ duplicates as (
 checked as (
     select
         source.source_row_number,
-        cast(source.agent_id as varchar) as agent_id,
-        cast(source.model_id as varchar) as model_id,
+        cast(source.agent_id as string) as agent_id,
+        cast(source.model_id as string) as model_id,
         case
-            when nullif(trim(cast(source.agent_id as varchar)), '') is null then 'null_agent_id'
+            when nullif(trim(cast(source.agent_id as string)), '') is null then 'null_agent_id'
             when duplicates.duplicate_kind = 'conflicting' then 'conflicting_agent_id'
             when duplicates.duplicate_kind = 'duplicate' then 'duplicate_agent_id'
-            when nullif(trim(cast(source.model_id as varchar)), '') is null then 'null_model_id'
+            when nullif(trim(cast(source.model_id as string)), '') is null then 'null_model_id'
             when models.model_id is null then 'unknown_model_id'
         end as rejection_reason,
         {{ record_to_json(['agent_id', 'model_id'], 'source') }} as raw_record
@@ -30,7 +34,7 @@ checked as (
     left join duplicates
         on source.source_row_number = duplicates.source_row_number
     left join models
-        on cast(source.model_id as varchar) = models.model_id
+        on cast(source.model_id as string) = models.model_id
 )
 
 select
@@ -42,3 +46,4 @@ select
 from checked
 {#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
 order by source_row_number
+{%- endif %}

@@ -29,6 +29,10 @@
     unique_key='source_row_number',
     on_schema_change='fail',
 ) }}
+{{ scan_stage_config('incremental') }}
+{%- if scan_stage_from_files() %}
+{{ scan_stage_files() }}
+{%- else %}
 {%- set raw_attempts = source_rows('attempts') %}
 {%- set compared = ['challenge_id', 'agent_id', 'score', 'submitted_at'] %}
 {%- set validated_with -%}
@@ -54,9 +58,9 @@ with
     columns=hashed[1:],
     checksum=row_hash(raw_hashed),
     also_validated=[
-        'cast(raw.challenge_id as varchar) not in (select challenge_id from '
+        'cast(raw.challenge_id as string) not in (select challenge_id from '
             ~ ref('stg_platform__challenges') ~ ')',
-        'cast(raw.agent_id as varchar) not in (select agent_id from '
+        'cast(raw.agent_id as string) not in (select agent_id from '
             ~ ref('stg_platform__agents') ~ ')',
     ],
 ) }},
@@ -97,9 +101,9 @@ agents as (
 typed as (
     select
         source.source_row_number,
-        cast(source.attempt_id as varchar) as attempt_id,
-        cast(source.challenge_id as varchar) as challenge_id,
-        cast(source.agent_id as varchar) as agent_id,
+        cast(source.attempt_id as string) as attempt_id,
+        cast(source.challenge_id as string) as challenge_id,
+        cast(source.agent_id as string) as agent_id,
         source.score as raw_score,
         try_cast(source.score as double) as score,
         source.submitted_at as raw_submitted_at,
@@ -181,3 +185,4 @@ union all
 {%- endif %}
 {#- Not sorted: every reader counts or sums these rows by key, so their stored order does
     not matter, and sorting 10M rows cost a quarter of this model's time. #}
+{%- endif %}

@@ -3,12 +3,16 @@
     rule it breaks (NULL when clean). A file is keyed by (challenge_id, file_path). When the
     table is absent this is empty, with the same typed columns.
 #}
+{{ scan_stage_config('table') }}
+{%- if scan_stage_from_files() %}
+{{ scan_stage_files() }}
+{%- else %}
 with
 
 source as (
     select * from {{ optional_source_rows(
         'challenge_files',
-        {'challenge_id': 'varchar', 'file_path': 'varchar', 'content': 'varchar'}
+        {'challenge_id': 'string', 'file_path': 'string', 'content': 'string'}
     ) }}
 ),
 
@@ -20,8 +24,8 @@ keyed as (
     select
         *,
         {# length-prefixed, so ('a/b', 'c') and ('a', 'b/c') stay different keys #}
-        length(cast(challenge_id as varchar)) || ':' || cast(challenge_id as varchar)
-            || cast(file_path as varchar) as file_key
+        length(cast(challenge_id as string)) || ':' || cast(challenge_id as string)
+            || cast(file_path as string) as file_key
     from source
 ),
 
@@ -32,9 +36,9 @@ duplicates as (
 typed as (
     select
         keyed.source_row_number,
-        cast(keyed.challenge_id as varchar) as challenge_id,
-        cast(keyed.file_path as varchar) as file_path,
-        cast(keyed.content as varchar) as content,
+        cast(keyed.challenge_id as string) as challenge_id,
+        cast(keyed.file_path as string) as file_path,
+        cast(keyed.content as string) as content,
         duplicates.duplicate_kind
     from keyed
     left join duplicates
@@ -71,3 +75,4 @@ select
 from checked
 {#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
 order by source_row_number
+{%- endif %}

@@ -6,6 +6,10 @@
     JSON array as a list, 'a, b' split on commas, '' no tags); text that does not parse is
     rejected (tags_not_list) instead of failing the build.
 #}
+{{ scan_stage_config('table') }}
+{%- if scan_stage_from_files() %}
+{{ scan_stage_files() }}
+{%- else %}
 {%- set tags_type = 'VARCHAR[]' %}
 {%- if execute %}
     {%- set tags_type = run_query(
@@ -29,15 +33,15 @@ duplicates as (
 typed as (
     select
         source.*,
-        coalesce(cast(source.variables as varchar), '{}') as variables_text,
+        coalesce(cast(source.variables as string), '{}') as variables_text,
         {% if tags_type.endswith('[]') -%}
         try_cast(source.tags as varchar[]) as parsed_tags,
         {%- else -%}
         case
-            when trim(cast(source.tags as varchar)) like '[%'
-                then try_cast(trim(cast(source.tags as varchar)) as varchar[])
+            when trim(cast(source.tags as string)) like '[%'
+                then try_cast(trim(cast(source.tags as string)) as varchar[])
             else list_filter(
-                list_transform(string_split(cast(source.tags as varchar), ','), lambda tag: trim(tag)),
+                list_transform(string_split(cast(source.tags as string), ','), lambda tag: trim(tag)),
                 lambda tag: tag <> ''
             )
         end as parsed_tags,
@@ -51,18 +55,18 @@ typed as (
 checked as (
     select
         source_row_number,
-        cast(challenge_id as varchar) as challenge_id,
-        cast(template_id as varchar) as template_id,
+        cast(challenge_id as string) as challenge_id,
+        cast(template_id as string) as template_id,
         variables_text,
-        cast(briefing_style as varchar) as briefing_style,
-        cast(experiment_id as varchar) as experiment_id,
-        cast(experiment_arm as varchar) as experiment_arm,
+        cast(briefing_style as string) as briefing_style,
+        cast(experiment_id as string) as experiment_id,
+        cast(experiment_arm as string) as experiment_arm,
         parsed_tags as tags,
         case
-            when nullif(trim(cast(challenge_id as varchar)), '') is null then 'null_challenge_id'
+            when nullif(trim(cast(challenge_id as string)), '') is null then 'null_challenge_id'
             when duplicate_kind = 'conflicting' then 'conflicting_challenge_id'
             when duplicate_kind = 'duplicate' then 'duplicate_challenge_id'
-            when nullif(trim(cast(template_id as varchar)), '') is null then 'null_template_id'
+            when nullif(trim(cast(template_id as string)), '') is null then 'null_template_id'
             when tags is not null and parsed_tags is null then 'tags_not_list'
             else {{ json_object_problem('variables_text') }}
         end as rejection_reason,
@@ -80,7 +84,7 @@ select
     template_id,
     case
         when rejection_reason is null
-            then cast({{ canonical_json_object("variables_text") }} as varchar)
+            then cast({{ canonical_json_object("variables_text") }} as string)
     end as variable_combination,
     briefing_style,
     experiment_id,
@@ -91,3 +95,4 @@ select
 from checked
 {#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
 order by source_row_number
+{%- endif %}

@@ -1,4 +1,8 @@
 {# Every raw model row, typed, with the first rule it breaks (NULL when clean). #}
+{{ scan_stage_config('table') }}
+{%- if scan_stage_from_files() %}
+{{ scan_stage_files() }}
+{%- else %}
 with
 
 source as (
@@ -12,14 +16,14 @@ duplicates as (
 checked as (
     select
         source.source_row_number,
-        cast(source.model_id as varchar) as model_id,
-        cast(source.model_family as varchar) as model_family,
+        cast(source.model_id as string) as model_id,
+        cast(source.model_family as string) as model_family,
         try_cast(source.training_cutoff as date) as training_cutoff,
         case
-            when nullif(trim(cast(source.model_id as varchar)), '') is null then 'null_model_id'
+            when nullif(trim(cast(source.model_id as string)), '') is null then 'null_model_id'
             when duplicates.duplicate_kind = 'conflicting' then 'conflicting_model_id'
             when duplicates.duplicate_kind = 'duplicate' then 'duplicate_model_id'
-            when nullif(trim(cast(source.model_family as varchar)), '') is null
+            when nullif(trim(cast(source.model_family as string)), '') is null
                 then 'null_model_family'
             when source.training_cutoff is not null
                 and try_cast(source.training_cutoff as date) is null
@@ -42,3 +46,4 @@ select
 from checked
 {#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
 order by source_row_number
+{%- endif %}

@@ -4,13 +4,17 @@
     the table does not have it. When the table is absent this is empty, with the same typed
     columns.
 #}
+{{ scan_stage_config('table') }}
+{%- if scan_stage_from_files() %}
+{{ scan_stage_files() }}
+{%- else %}
 {%- set has_published_at = 'published_at' in source_column_names('reference_corpus') %}
 with
 
 source as (
     select * from {{ optional_source_rows(
         'reference_corpus',
-        {'document_id': 'varchar', 'source': 'varchar', 'content': 'varchar'}
+        {'document_id': 'string', 'source': 'string', 'content': 'string'}
     ) }}
 ),
 
@@ -22,14 +26,14 @@ duplicates as (
 typed as (
     select
         source.source_row_number,
-        cast(source.document_id as varchar) as document_id,
-        cast(source.source as varchar) as source,
-        cast(source.content as varchar) as content,
+        cast(source.document_id as string) as document_id,
+        cast(source.source as string) as source,
+        cast(source.content as string) as content,
         {% if has_published_at -%}
         source.published_at as raw_published_at,
         try_cast(source.published_at as date) as published_at,
         {%- else -%}
-        cast(null as varchar) as raw_published_at,
+        cast(null as string) as raw_published_at,
         cast(null as date) as published_at,
         {%- endif %}
         duplicates.duplicate_kind
@@ -72,3 +76,4 @@ select
 from checked
 {#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
 order by source_row_number
+{%- endif %}

@@ -4,12 +4,16 @@
     `max_points` must read as a finite number > 0; a NULL description is kept (nothing to
     lint).
 #}
+{{ scan_stage_config('table') }}
+{%- if scan_stage_from_files() %}
+{{ scan_stage_files() }}
+{%- else %}
 with
 
 source as (
     select * from {{ optional_source_rows(
         'rubric_items',
-        {'rubric_item_id': 'varchar', 'challenge_id': 'varchar', 'description': 'varchar',
+        {'rubric_item_id': 'string', 'challenge_id': 'string', 'description': 'string',
          'max_points': 'double'}
     ) }}
 ),
@@ -25,11 +29,11 @@ duplicates as (
 typed as (
     select
         source.source_row_number,
-        cast(source.rubric_item_id as varchar) as rubric_item_id,
-        cast(source.challenge_id as varchar) as challenge_id,
-        cast(source.description as varchar) as description,
+        cast(source.rubric_item_id as string) as rubric_item_id,
+        cast(source.challenge_id as string) as challenge_id,
+        cast(source.description as string) as description,
         source.max_points as raw_max_points,
-        try_cast(cast(source.max_points as varchar) as double) as max_points,
+        try_cast(cast(source.max_points as string) as double) as max_points,
         duplicates.duplicate_kind
     from source
     left join duplicates
@@ -73,3 +77,4 @@ select
 from checked
 {#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
 order by source_row_number
+{%- endif %}

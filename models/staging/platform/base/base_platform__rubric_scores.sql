@@ -24,15 +24,19 @@
     unique_key='source_row_number',
     on_schema_change='fail',
 ) }}
+{{ scan_stage_config('incremental') }}
+{%- if scan_stage_from_files() %}
+{{ scan_stage_files() }}
+{%- else %}
 {%- set raw_rubric_scores = optional_source_rows(
     'rubric_scores',
-    {'attempt_id': 'varchar', 'rubric_item_id': 'varchar', 'points': 'double'}
+    {'attempt_id': 'string', 'rubric_item_id': 'string', 'points': 'double'}
 ) %}
 {%- set validated_with -%}
     {{ sql_string_literal('bias_scan_date=' ~ (var('bias_scan_date', none) or '') ~ ';rubric_items=') }}
     || (
-        select cast(count(*) as varchar) || ':'
-            || cast(coalesce(sum({{ row_hash(['rubric_item_id', 'challenge_id', 'max_points']) }}), 0) as varchar)
+        select cast(count(*) as string) || ':'
+            || cast(coalesce(sum({{ row_hash(['rubric_item_id', 'challenge_id', 'max_points']) }}), 0) as string)
         from {{ ref('stg_platform__rubric_items') }}
     )
 {%- endset %}
@@ -80,7 +84,7 @@ duplicates as (
 
 attempts as (
     {{ attempts_to_validate_against(
-        'select cast(attempt_id as varchar) from source' if changed_rows_only else none,
+        'select cast(attempt_id as string) from source' if changed_rows_only else none,
         recent_after=new_attempts_after if changed_rows_only else none) }}
 ),
 
@@ -93,10 +97,10 @@ typed as (
         {{ row_hash(['source.source_row_number', 'source.attempt_id', 'source.rubric_item_id', 'source.points']) }}
             as row_checksum,
         source.source_row_number,
-        cast(source.attempt_id as varchar) as attempt_id,
-        cast(source.rubric_item_id as varchar) as rubric_item_id,
+        cast(source.attempt_id as string) as attempt_id,
+        cast(source.rubric_item_id as string) as rubric_item_id,
         source.points as raw_points,
-        try_cast(cast(source.points as varchar) as double) as points,
+        try_cast(cast(source.points as string) as double) as points,
         duplicates.duplicate_kind
     from source
     left join duplicates
@@ -167,3 +171,4 @@ union all
 {%- endif %}
 {#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
 order by source_row_number
+{%- endif %}

@@ -3,12 +3,16 @@
     `test_cases` is optional: when the platform has no such table this model is empty.
     A NULL input_text is kept (the input is unknown; it covers no Unicode category).
 #}
+{{ scan_stage_config('table') }}
+{%- if scan_stage_from_files() %}
+{{ scan_stage_files() }}
+{%- else %}
 with
 
 source as (
     select * from {{ optional_source_rows(
         'test_cases',
-        {'test_case_id': 'varchar', 'challenge_id': 'varchar', 'input_text': 'varchar'}
+        {'test_case_id': 'string', 'challenge_id': 'string', 'input_text': 'string'}
     ) }}
 ),
 
@@ -23,15 +27,15 @@ duplicates as (
 checked as (
     select
         source.source_row_number,
-        cast(source.test_case_id as varchar) as test_case_id,
-        cast(source.challenge_id as varchar) as challenge_id,
-        cast(source.input_text as varchar) as input_text,
+        cast(source.test_case_id as string) as test_case_id,
+        cast(source.challenge_id as string) as challenge_id,
+        cast(source.input_text as string) as input_text,
         case
-            when nullif(trim(cast(source.test_case_id as varchar)), '') is null
+            when nullif(trim(cast(source.test_case_id as string)), '') is null
                 then 'null_test_case_id'
             when duplicates.duplicate_kind = 'conflicting' then 'conflicting_test_case_id'
             when duplicates.duplicate_kind = 'duplicate' then 'duplicate_test_case_id'
-            when nullif(trim(cast(source.challenge_id as varchar)), '') is null
+            when nullif(trim(cast(source.challenge_id as string)), '') is null
                 then 'null_challenge_id'
             when challenges.challenge_id is null then 'unknown_challenge_id'
         end as rejection_reason,
@@ -40,7 +44,7 @@ checked as (
     left join duplicates
         on source.source_row_number = duplicates.source_row_number
     left join challenges
-        on cast(source.challenge_id as varchar) = challenges.challenge_id
+        on cast(source.challenge_id as string) = challenges.challenge_id
 )
 
 select
@@ -53,3 +57,4 @@ select
 from checked
 {#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
 order by source_row_number
+{%- endif %}

@@ -42,17 +42,21 @@
     fold_maxima=['last_source_row_number', 'last_attempt_row_number'],
     on_schema_change='fail',
 ) }}
+{{ scan_stage_config('incremental') }}
+{%- if scan_stage_from_files() %}
+{{ scan_stage_files() }}
+{%- else %}
 {%- set raw_test_results = optional_source_rows(
     'test_results',
-    {'attempt_id': 'varchar', 'test_case_id': 'varchar', 'passed': 'boolean'}
+    {'attempt_id': 'string', 'test_case_id': 'string', 'passed': 'boolean'}
 ) %}
 {%- set validated_with -%}
     {{ sql_string_literal(
         'bias_scan_date=' ~ (var('bias_scan_date', none) or '')
         ~ ';dif_score_bands=' ~ validated_var('dif_score_bands') ~ ';test_cases=') }}
     || (
-        select cast(count(*) as varchar) || ':'
-            || cast(coalesce(sum({{ row_hash(['test_case_id', 'challenge_id']) }}), 0) as varchar)
+        select cast(count(*) as string) || ':'
+            || cast(coalesce(sum({{ row_hash(['test_case_id', 'challenge_id']) }}), 0) as string)
         from {{ ref('stg_platform__test_cases') }}
     )
 {%- endset %}
@@ -105,7 +109,7 @@ duplicates as materialized (
 
 attempts as (
     {{ attempts_to_validate_against(
-        'select cast(attempt_id as varchar) from source' if changed_rows_only else none,
+        'select cast(attempt_id as string) from source' if changed_rows_only else none,
         recent_after=new_attempts_after if changed_rows_only else none) }}
 ),
 
@@ -116,10 +120,10 @@ test_cases as (
 typed as (
     select
         source.source_row_number,
-        cast(source.attempt_id as varchar) as attempt_id,
-        cast(source.test_case_id as varchar) as test_case_id,
+        cast(source.attempt_id as string) as attempt_id,
+        cast(source.test_case_id as string) as test_case_id,
         source.passed as raw_passed,
-        try_cast(cast(source.passed as varchar) as boolean) as passed,
+        try_cast(cast(source.passed as string) as boolean) as passed,
         {{ row_hash(['source.source_row_number', 'source.attempt_id', 'source.test_case_id', 'source.passed']) }}
             as row_checksum,
         duplicates.duplicate_kind
@@ -242,14 +246,14 @@ first_copies as (
 uncounted as (
     select
         cast(null as bigint) as source_row_number,
-        cast(null as varchar) as attempt_id,
+        cast(null as string) as attempt_id,
         counted_before.test_case_id,
         first_copies.agent_id,
         {{ challenge_fairness.dif_score_band('first_copies.score') }} as score_band,
         {{ challenge_fairness.attempt_in_scan('first_copies.submitted_at') }} as is_in_scan,
         counted_before.passed,
-        cast(null as varchar) as rejection_reason,
-        cast(null as varchar) as raw_record,
+        cast(null as string) as rejection_reason,
+        cast(null as string) as raw_record,
         -count(*) as results,
         -sum(counted_before.row_checksum) as row_checksum,
         cast(null as bigint) as last_source_row_number,
@@ -280,4 +284,5 @@ where source_row_number is null
 {%- else %}
 
 select * from compressed
+{%- endif %}
 {%- endif %}

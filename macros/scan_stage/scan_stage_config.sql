@@ -1,0 +1,26 @@
+{#
+    The config of a scan-stage model (tag `stage:scan`: the models that read the raw tables,
+    and the attempt cells; docs/spark.md), given the materialization it has on DuckDB.
+    - On a warehouse adapter (Spark), a parquet table at `<scan_stage_dir>/<model>`
+      (dbt-spark's `location_root`): the scan runs where the raw data lives.
+    - On DuckDB with var `scan_stage_dir` set, a view over those files (macro
+      scan_stage_files): the statistics stage reads what the warehouse wrote.
+    - Otherwise (the all-DuckDB build) `materialized` itself.
+    Call it in the model, after its own config(): `{{ scan_stage_config('incremental') }}`.
+#}
+{% macro scan_stage_config(materialized) -%}
+    {%- set scan_stage_dir = var('scan_stage_dir', none) -%}
+    {%- if target.type != 'duckdb' -%}
+        {%- if scan_stage_dir is none -%}
+            {{ exceptions.raise_compiler_error(
+                "On " ~ target.type ~ ", set var scan_stage_dir: the folder the scan stage's "
+                ~ "tables are written to, which the DuckDB statistics stage reads (docs/spark.md).") }}
+        {%- endif -%}
+        {%- do config(materialized='table', file_format='parquet',
+                      location_root=scan_stage_dir.rstrip('/')) -%}
+    {%- elif scan_stage_dir is not none -%}
+        {%- do config(materialized='view') -%}
+    {%- else -%}
+        {%- do config(materialized=materialized) -%}
+    {%- endif -%}
+{%- endmacro %}
