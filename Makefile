@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 DATABASE ?= challenge_fairness.duckdb
 REPORT ?= target/fairness_report.html
 
-.PHONY: setup browser demo report docs lint test bench clean
+.PHONY: setup spark-setup spark-cluster spark-demo browser demo report docs lint test bench clean
 
 setup: $(VENV)/.installed
 
@@ -18,6 +18,34 @@ $(VENV)/.installed: requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $@
+
+# The Spark path (docs/spark.md): dbt-spark's Thrift client in the virtual environment, and
+# for a local cluster (tests, bench, spark-demo) the pyspark wheel in .spark/ (Java 17).
+spark-setup: $(VENV)/.spark-installed
+
+$(VENV)/.spark-installed: $(VENV)/.installed requirements-spark.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-spark.lock -c requirements.lock
+	touch $@
+
+spark-cluster: .spark/.installed
+
+.spark/.installed: requirements-spark-cluster.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --target .spark -r requirements-spark-cluster.lock
+	touch $@
+
+# The demo platform through the Spark path on a local cluster (started and stopped here):
+# the scan on Spark, the statistics in DuckDB (SPARK_DATABASE), the marts back on Spark.
+SPARK_DEMO := target/spark-demo
+SPARK_DATABASE ?= $(SPARK_DEMO)/challenge_fairness.duckdb
+
+spark-demo: setup spark-setup spark-cluster
+	rm -rf $(SPARK_DEMO)
+	$(BIN)/python -m challenge_fairness.demo --parquet-dir $(SPARK_DEMO)/raw --quickstart
+	$(BIN)/python -m challenge_fairness.spark_path --local-cluster $(SPARK_DEMO)/cluster \
+		--raw-parquet-dir $(SPARK_DEMO)/raw --scan-stage-dir $(SPARK_DEMO)/scan \
+		--duckdb $(SPARK_DATABASE) --export-dir $(SPARK_DEMO)/marts \
+		--vars '{fairness_gate_severity: warn}'
+	$(BIN)/python -m challenge_fairness.summary $(SPARK_DATABASE)
 
 demo: setup
 	rm -f $(DATABASE)
@@ -66,7 +94,7 @@ browser:
 		fi; \
 	fi
 
-test: lint browser
+test: lint browser spark-setup spark-cluster
 	$(BIN)/python -m pytest
 
 bench: setup

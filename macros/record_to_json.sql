@@ -7,12 +7,29 @@
     {{ return(adapter.dispatch('record_to_json', 'challenge_fairness')(pairs | list, relation_alias)) }}
 {%- endmacro %}
 
+{#- Spark: NULL fields kept, timestamps written as DuckDB writes them (to the microsecond
+    without trailing zeros, no fraction on a whole second), and so are the non-finite
+    numbers (bare NaN, Infinity, -Infinity, where Spark writes them as text). #}
 {% macro default__record_to_json(pairs, relation_alias) -%}
-    to_json(named_struct(
-        {%- for key, column in pairs %}
-        '{{ key }}', {{ relation_alias }}.{{ column }}{{ "," if not loop.last }}
-        {%- endfor %}
-    ))
+    {%- set json_text -%}
+    to_json(
+        named_struct(
+            {%- for key, column in pairs %}
+            '{{ key }}', {{ relation_alias }}.{{ column }}{{ "," if not loop.last }}
+            {%- endfor %}
+        ),
+        map('ignoreNullFields', 'false',
+            'timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS',
+            'timestampNTZFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS')
+    )
+    {%- endset -%}
+    regexp_replace(regexp_replace(
+        regexp_replace(
+            {{ json_text }},
+            '(":"\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d*?)0+"', '$1"'
+        ),
+        '(":"\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d)\\."', '$1"'
+    ), '":"(NaN|-?Infinity)"', '":$1')
 {%- endmacro %}
 
 {% macro duckdb__record_to_json(pairs, relation_alias) -%}

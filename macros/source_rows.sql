@@ -25,6 +25,40 @@
     )
 {%- endmacro %}
 
+{#
+    On Spark a raw table is a file-based table (parquet, Delta, ...): a row's number is its
+    position in its file (`_metadata.row_index`, the number DuckDB's `file_row_number` gives
+    for the same file) after the rows of the files whose paths sort before it. It is stable
+    while the files stay (an append adds files: old rows keep their numbers when the new
+    files' paths sort after the old ones, as time-stamped part files do).
+#}
+{% macro spark__source_rows(table_name) -%}
+    {%- set relation = source('platform', table_name) -%}
+    {%- if var('raw_parquet_dir', none) -%}
+        {{ exceptions.raise_compiler_error(
+            "raw_parquet_dir is supported on DuckDB only; on " ~ target.type ~ " register the "
+            ~ "files as tables of the raw schema (dbt run-operation register_raw_parquet_tables).") }}
+    {%- endif -%}
+    {%- set columns = challenge_fairness._contract_column_list(table_name, relation) -%}
+    (
+        select {{ columns }}, files.rows_before + numbered._cf_row_index as source_row_number
+        from (
+            select {{ columns }},
+                _metadata.file_path as _cf_file_path,
+                _metadata.row_index as _cf_row_index
+            from {{ relation }}
+        ) as numbered
+        inner join (
+            select
+                _cf_file_path,
+                sum(count(*)) over (order by _cf_file_path) - count(*) as rows_before
+            from (select _metadata.file_path as _cf_file_path from {{ relation }}) as rows_by_file
+            group by _cf_file_path
+        ) as files
+            on numbered._cf_file_path = files._cf_file_path
+    )
+{%- endmacro %}
+
 {% macro duckdb__source_rows(table_name) -%}
     {%- set relation = source('platform', table_name) -%}
     {%- set parquet_dir = var('raw_parquet_dir', none) -%}

@@ -52,6 +52,7 @@ INTERNAL_COLUMNS = (
     "record_id",
     "source_table",
     "raw_rows",
+    "source_columns",
     "is_in_scan",
     "validated_with",
 )

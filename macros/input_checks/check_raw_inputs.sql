@@ -58,24 +58,16 @@
             ~ (" (file " ~ target.path ~ ")" if target.get('path') else "") -%}
         {%- set where = "schema '" ~ first.schema ~ "' of " ~ location
             ~ " (var challenge_fairness_raw_schema)" -%}
-        {%- set schemas = run_query(
-            "select schema_name from information_schema.schemata where catalog_name = '"
-            ~ (first.database | replace("'", "''")) ~ "' order by 1").columns[0].values() | list -%}
+        {%- set identifiers = [] -%}
+        {%- for table in tables -%}{%- do identifiers.append(read_sources[table].identifier) -%}{%- endfor -%}
+        {%- set schemas, in_schema = challenge_fairness._raw_schema_columns(
+            first.database, first.schema, identifiers) -%}
         {%- if first.schema not in schemas -%}
             {%- do problems.append("no schema '" ~ first.schema ~ "' in " ~ location
                 ~ " (schemas there: " ~ (schemas | join(', ') or 'none') ~ ")"
                 ~ "; is the database path right? Raw tables go in that schema (var"
                 ~ " challenge_fairness_raw_schema), or set raw_parquet_dir to read parquet files") -%}
         {%- else -%}
-            {%- set columns = run_query(
-                "select lower(table_name), lower(column_name) from information_schema.columns"
-                ~ " where table_catalog = '" ~ (first.database | replace("'", "''"))
-                ~ "' and table_schema = '" ~ (first.schema | replace("'", "''")) ~ "'"
-                ~ " order by table_name, ordinal_position") -%}
-            {%- set in_schema = {} -%}
-            {%- for row in columns.rows -%}
-                {%- do in_schema.setdefault(row[0], []).append(row[1]) -%}
-            {%- endfor -%}
             {%- for table in tables -%}
                 {%- set identifier = read_sources[table].identifier | lower -%}
                 {%- if identifier not in in_schema -%}
@@ -121,4 +113,45 @@
             ~ " optional tables and columns may be absent):\n" ~ (expected | join('\n'))) }}
     {%- endif -%}
     {{ return('') }}
+{%- endmacro %}
+
+
+{#
+    The schemas of `database`, and {lower-cased table name: [lower-cased column names]} of
+    the tables of `schema` (on adapters without an information schema, only the tables
+    named in `identifiers` are described).
+#}
+{% macro _raw_schema_columns(database, schema, identifiers) -%}
+    {{ return(adapter.dispatch('_raw_schema_columns', 'challenge_fairness')(database, schema, identifiers)) }}
+{%- endmacro %}
+
+{% macro duckdb___raw_schema_columns(database, schema, identifiers) -%}
+    {%- set schemas = run_query(
+        "select schema_name from information_schema.schemata where catalog_name = '"
+        ~ (database | replace("'", "''")) ~ "' order by 1").columns[0].values() | list -%}
+    {%- set columns = run_query(
+        "select lower(table_name), lower(column_name) from information_schema.columns"
+        ~ " where table_catalog = '" ~ (database | replace("'", "''"))
+        ~ "' and table_schema = '" ~ (schema | replace("'", "''")) ~ "'"
+        ~ " order by table_name, ordinal_position") -%}
+    {%- set in_schema = {} -%}
+    {%- for row in columns.rows -%}
+        {%- do in_schema.setdefault(row[0], []).append(row[1]) -%}
+    {%- endfor -%}
+    {{ return((schemas, in_schema)) }}
+{%- endmacro %}
+
+{% macro default___raw_schema_columns(database, schema, identifiers) -%}
+    {%- if not adapter.check_schema_exists(database, schema) -%}
+        {{ return(([], {})) }}
+    {%- endif -%}
+    {%- set in_schema = {} -%}
+    {%- for identifier in identifiers -%}
+        {%- set relation = adapter.get_relation(database=database, schema=schema, identifier=identifier) -%}
+        {%- if relation is not none -%}
+            {%- do in_schema.update({identifier | lower:
+                adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(([schema], in_schema)) }}
 {%- endmacro %}

@@ -11,13 +11,15 @@
 {% macro scan_stage_config(materialized) -%}
     {%- set scan_stage_dir = var('scan_stage_dir', none) -%}
     {%- if target.type != 'duckdb' -%}
-        {%- if scan_stage_dir is none -%}
+        {%- if scan_stage_dir is none and execute -%}
             {{ exceptions.raise_compiler_error(
                 "On " ~ target.type ~ ", set var scan_stage_dir: the folder the scan stage's "
                 ~ "tables are written to, which the DuckDB statistics stage reads (docs/spark.md).") }}
         {%- endif -%}
+        {#- The table is external: dropping it leaves its files, which the rebuild replaces. #}
         {%- do config(materialized='table', file_format='parquet',
-                      location_root=scan_stage_dir.rstrip('/')) -%}
+                      location_root=(scan_stage_dir or '').rstrip('/') or none,
+                      pre_hook='set spark.sql.legacy.allowNonEmptyLocationInCTAS = true') -%}
     {%- elif scan_stage_dir is not none -%}
         {%- do config(materialized='view') -%}
     {%- else -%}

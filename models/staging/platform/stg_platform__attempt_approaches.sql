@@ -28,7 +28,7 @@ labelled as (
 first_labels as (
     select
         attempt_id,
-        arg_min(approach, source_row_number) as approach
+        min_by(approach, source_row_number) as approach
     from labelled
     where approach is not null
         and attempt_id is not null

@@ -140,7 +140,7 @@ checked as (
             when challenges.challenge_id is null then 'unknown_challenge_id'
             when agents.agent_id is null then 'unknown_agent_id'
             when typed.raw_score is not null and typed.score is null then 'score_not_numeric'
-            when isnan(typed.score) or isinf(typed.score) then 'score_not_finite'
+            when not {{ is_finite('typed.score') }} then 'score_not_finite'
             when typed.score < 0 or typed.score > 100 then 'score_out_of_range'
             when typed.raw_submitted_at is not null and typed.submitted_at is null
                 then 'submitted_at_not_timestamp'

@@ -10,12 +10,6 @@
 {%- if scan_stage_from_files() %}
 {{ scan_stage_files() }}
 {%- else %}
-{%- set tags_type = 'VARCHAR[]' %}
-{%- if execute %}
-    {%- set tags_type = run_query(
-        'select column_type from (describe select tags from ' ~ source_rows('challenges') ~ ')'
-    ).rows[0][0] | upper %}
-{%- endif %}
 with
 
 source as (
@@ -34,18 +28,7 @@ typed as (
     select
         source.*,
         coalesce(cast(source.variables as string), '{}') as variables_text,
-        {% if tags_type.endswith('[]') -%}
-        try_cast(source.tags as varchar[]) as parsed_tags,
-        {%- else -%}
-        case
-            when trim(cast(source.tags as string)) like '[%'
-                then try_cast(trim(cast(source.tags as string)) as varchar[])
-            else list_filter(
-                list_transform(string_split(cast(source.tags as string), ','), lambda tag: trim(tag)),
-                lambda tag: tag <> ''
-            )
-        end as parsed_tags,
-        {%- endif %}
+        {{ parsed_tags('source.tags', source_column_type('challenges', 'tags')) }} as parsed_tags,
         duplicates.duplicate_kind
     from source
     left join duplicates

@@ -51,7 +51,7 @@ checked as (
             when challenges.challenge_id is null then 'unknown_challenge_id'
             when typed.raw_max_points is null then 'null_max_points'
             when typed.max_points is null then 'max_points_not_numeric'
-            when not isfinite(typed.max_points) then 'max_points_not_finite'
+            when not {{ is_finite('typed.max_points') }} then 'max_points_not_finite'
             when typed.max_points <= 0 then 'max_points_not_positive'
         end as rejection_reason
     from typed

@@ -36,7 +36,7 @@
     {{ sql_string_literal('bias_scan_date=' ~ (var('bias_scan_date', none) or '') ~ ';rubric_items=') }}
     || (
         select cast(count(*) as string) || ':'
-            || cast(coalesce(sum({{ row_hash(['rubric_item_id', 'challenge_id', 'max_points']) }}), 0) as string)
+            || cast(coalesce({{ checksum_sum(row_hash(['rubric_item_id', 'challenge_id', 'max_points'])) }}, 0) as string)
         from {{ ref('stg_platform__rubric_items') }}
     )
 {%- endset %}
@@ -128,7 +128,7 @@ checked as (
                 then 'rubric_item_of_other_challenge'
             when typed.raw_points is null then 'null_points'
             when typed.points is null then 'points_not_numeric'
-            when not isfinite(typed.points) then 'points_not_finite'
+            when not {{ is_finite('typed.points') }} then 'points_not_finite'
             when typed.points < 0 then 'points_negative'
             when typed.points > rubric_items.max_points then 'points_above_max_points'
         end as rejection_reason

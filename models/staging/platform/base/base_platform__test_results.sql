@@ -56,7 +56,7 @@
         ~ ';dif_score_bands=' ~ validated_var('dif_score_bands') ~ ';test_cases=') }}
     || (
         select cast(count(*) as string) || ':'
-            || cast(coalesce(sum({{ row_hash(['test_case_id', 'challenge_id']) }}), 0) as string)
+            || cast(coalesce({{ checksum_sum(row_hash(['test_case_id', 'challenge_id'])) }}, 0) as string)
         from {{ ref('stg_platform__test_cases') }}
     )
 {%- endset %}
@@ -102,7 +102,7 @@ source as (
 
 {#- Materialised apart, so that this grouping over every raw row does not hold its memory
     while the join below runs (which would then spill). #}
-duplicates as materialized (
+duplicates as {{ materialized_cte() }} (
     {{ key_duplicates(raw_test_results, ['attempt_id', 'test_case_id'], ['passed']) }}
 ),
 {% endif %}
@@ -201,7 +201,7 @@ compressed as (
         {#- a rejected row is a group of its own (source_row_number); clean rows have none #}
         min(raw_record) as raw_record,
         count(*) as results,
-        sum(row_checksum) as row_checksum,
+        {{ checksum_sum('row_checksum') }} as row_checksum,
         max(last_source_row_number) as last_source_row_number,
         (select max(source_row_number) from {{ ref('base_platform__attempts') }})
             as last_attempt_row_number,

@@ -1,0 +1,148 @@
+"""The Spark path equals the all-DuckDB build (docs/spark.md).
+
+A local standalone cluster (master, worker, Thrift Server on 127.0.0.1, from the pyspark
+wheel in .spark/) runs the scan stage through dbt-spark (`method: thrift`) on a generated
+platform of 1M attempts (dirty rows, test results and every detector's tables); DuckDB
+builds the statistics from the files Spark wrote and exports the public marts, which Spark
+then registers as tables. Every mart, every staging relation and every intermediate one
+equals one all-DuckDB build of the same raw files (1e-9), and the marts read back from
+Spark hold the rows DuckDB built. The cluster is stopped afterwards, also on failure.
+
+Needs Java 17: without `java` these tests are skipped, unless
+CHALLENGE_FAIRNESS_REQUIRE_SPARK=1 (as `.ci/run` sets), which makes that a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+from challenge_fairness import local_spark, spark_path
+from challenge_fairness.demo import PlatformSpec, generate_platform, write_parquet
+from conftest import REPO_ROOT, run_dbt
+
+sys.path.insert(0, str(REPO_ROOT / "bench"))
+
+import compare_marts  # noqa: E402
+
+pytestmark = [pytest.mark.dbt, pytest.mark.spark]
+
+if shutil.which("java") is None:
+    if os.environ.get("CHALLENGE_FAIRNESS_REQUIRE_SPARK") == "1":
+        raise RuntimeError("the Spark path tests need Java 17 (`java` is not on PATH)")
+    pytest.skip(
+        "the Spark path tests need Java 17 (`java` is not on PATH)", allow_module_level=True
+    )
+
+VARS = {"fairness_gate_severity": "warn"}
+# Bookkeeping of the incremental build (64-bit hashes and their sums: each engine has its
+# own hash function) and when the gate ran.
+IGNORED_COLUMNS = {
+    "base_platform__attempts.row_checksum",
+    "base_platform__rubric_scores.row_checksum",
+    "base_platform__rubric_scores.validated_with",
+    "base_platform__test_results.row_checksum",
+    "base_platform__test_results.validated_with",
+    *compare_marts.RUN_STAMP_COLUMNS,
+    "int_fairness_expectations_validated.validated_at",
+}
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex((local_spark.HOST, port)) == 0
+
+
+def test_local_cluster_stops_everything_it_started_also_on_failure(tmp_path: Path) -> None:
+    cluster = local_spark.LocalSpark(tmp_path / "cluster")
+    with pytest.raises(RuntimeError, match="the body failed"), cluster:
+        assert port_open(local_spark.THRIFT_PORT)
+        started = [process.pid for process in cluster.processes]
+        assert len(started) == 3
+        raise RuntimeError("the body failed")
+    assert not port_open(local_spark.THRIFT_PORT)
+    assert not port_open(local_spark.MASTER_PORT)
+    for pid in started:
+        with pytest.raises(ProcessLookupError):
+            os.killpg(pid, 0)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[local_spark.LocalSpark]:
+    with local_spark.LocalSpark(tmp_path_factory.mktemp("spark")) as running:
+        yield running
+
+
+def test_spark_path_equals_the_duckdb_build(
+    cluster: local_spark.LocalSpark, tmp_path: Path
+) -> None:
+    raw = tmp_path / "raw"
+    spec = PlatformSpec(
+        n_attempts=1_000_000, dirty=True, detector_plants=True, verdict_drift=True, bias_fix=True
+    )
+    write_parquet(generate_platform(spec), str(raw))
+
+    full = tmp_path / "full.duckdb"
+    built = run_dbt(
+        ["build"], full, tmp_path / "full", dbt_vars={**VARS, "raw_parquet_dir": str(raw)}
+    )
+    assert built.success, built.output
+
+    split = tmp_path / "split.duckdb"
+    export = tmp_path / "marts"
+    outcome = spark_path.run(
+        scan_stage_dir=tmp_path / "scan",
+        duckdb_path=split,
+        export_dir=export,
+        dbt_vars=VARS,
+        raw_parquet_dir=raw,
+    )
+    assert outcome.returncode == 0, outcome
+    assert list(outcome.seconds) == [
+        "raw tables registered on spark",
+        "scan stage on spark",
+        "statistics on duckdb",
+        "marts registered on spark",
+    ]
+    # Spark wrote the scan stage; DuckDB read it (views over those files), no raw table.
+    assert (tmp_path / "scan" / "base_platform__attempts").is_dir()
+    with duckdb.connect(str(split), read_only=True) as connection:
+        kinds = dict(
+            connection.execute(
+                "select table_name, table_type from information_schema.tables"
+                " where table_name like 'base_platform__%'"
+                " or table_name = 'int_attempt_score_cells_counted'"
+            ).fetchall()
+        )
+        assert len(kinds) == 11 and set(kinds.values()) == {"VIEW"}, kinds
+        verdicts, rejected = connection.execute(
+            "select (select count(*) from main.fct_challenge_verdicts),"
+            " (select count(*) from main.fct_rejected_rows)"
+        ).fetchone()
+
+    for schema in ("main", "staging", "intermediate"):
+        compared = compare_marts.compare(
+            full, split, schema, tolerance=1e-9, ignore=set(), ignore_columns=IGNORED_COLUMNS
+        )
+        assert compared, schema
+        differences = [c for c in compared if c.status != "equal"]
+        assert not differences, f"schema {schema}: {differences}"
+
+    # The public marts are tables of the warehouse, holding what DuckDB built.
+    from pyhive import hive
+
+    connection = hive.connect(host=local_spark.HOST, port=cluster.thrift_port, username="test")
+    cursor = connection.cursor()
+    cursor.execute("select count(*) from challenge_fairness.fct_challenge_verdicts")
+    assert cursor.fetchall() == [(verdicts,)]
+    cursor.execute("select count(*) from challenge_fairness.fct_rejected_rows")
+    assert cursor.fetchall() == [(rejected,)]
+    assert rejected > 0
+    connection.close()
