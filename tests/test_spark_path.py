@@ -103,6 +103,7 @@ def test_spark_path_equals_the_duckdb_build(
         export_dir=export,
         dbt_vars=VARS,
         raw_parquet_dir=raw,
+        work_dir=tmp_path / "spark_run",
     )
     assert outcome.returncode == 0, outcome
     assert list(outcome.seconds) == [

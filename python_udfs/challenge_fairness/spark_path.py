@@ -59,11 +59,28 @@ class SparkPathRun:
     returncode: int = 0
 
 
-def _dbt(arguments: list[str], project_dir: Path, environment: dict[str, str]) -> int:
+def _dbt(
+    target: str,
+    arguments: list[str],
+    project_dir: Path,
+    work_dir: Path,
+    environment: dict[str, str],
+    log: Path | None,
+) -> int:
     dbt = Path(sys.executable).with_name("dbt")
     command = [str(dbt), *arguments, "--project-dir", str(project_dir)]
+    if target == "spark":
+        command += ["--target", "spark"]
+    # One target path per target, so that each keeps its partial parse between runs.
     command += ["--profiles-dir", str(project_dir)]
-    return subprocess.run(command, cwd=project_dir, env=environment, check=False).returncode
+    command += ["--target-path", str(work_dir / f"target-{target}")]
+    command += ["--log-path", str(work_dir / "logs")]
+    if log is None:
+        return subprocess.run(command, cwd=project_dir, env=environment, check=False).returncode
+    with log.open("a") as output:
+        return subprocess.run(
+            command, cwd=project_dir, env=environment, stdout=output, stderr=output, check=False
+        ).returncode
 
 
 @contextlib.contextmanager
@@ -83,16 +100,21 @@ def run(
     raw_parquet_dir: Path | None = None,
     local_cluster: Path | None = None,
     project_dir: Path = PROJECT_DIR,
+    log: Path | None = None,
+    work_dir: Path | None = None,
 ) -> SparkPathRun:
     """Run the three steps (after starting a local cluster and registering raw files, when
-    asked); returns the time of each step and the first nonzero exit code."""
+    asked); returns the time of each step and the first nonzero exit code. dbt's output
+    goes to `log` when given, its artifacts under `work_dir` (default
+    `<project>/target/spark_path`)."""
+    work_dir = Path(work_dir or Path(project_dir) / "target" / "spark_path").resolve()
     outcome = SparkPathRun()
     shared = dict(dbt_vars or {}, scan_stage_dir=str(Path(scan_stage_dir).resolve()))
     environment = dict(os.environ, CHALLENGE_FAIRNESS_DUCKDB=str(Path(duckdb_path).resolve()))
 
-    def step(name: str, arguments: list[str]) -> int:
+    def step(name: str, target: str, arguments: list[str]) -> int:
         started = time.perf_counter()
-        code = _dbt(arguments, project_dir, environment)
+        code = _dbt(target, arguments, project_dir, work_dir, environment, log)
         outcome.seconds[name] = time.perf_counter() - started
         if code and not outcome.returncode:
             outcome.returncode = code
@@ -107,26 +129,29 @@ def run(
             arguments = {"raw_dir": str(Path(raw_parquet_dir).resolve()), "tables": present}
             if step(
                 "raw tables registered on spark",
-                ["run-operation", "register_raw_parquet_tables", "--target", "spark",
+                "spark",
+                ["run-operation", "register_raw_parquet_tables",
                  "--args", json.dumps(arguments), "--vars", json.dumps(shared)],
             ):  # fmt: skip
                 return outcome
         if step(
             "scan stage on spark",
-            ["run", "--target", "spark", "--select", "+tag:stage:scan",
-             "--vars", json.dumps(shared)],
-        ):  # fmt: skip
+            "spark",
+            ["run", "--select", "+tag:stage:scan", "--vars", json.dumps(shared)],
+        ):
             return outcome
         export = str(Path(export_dir).resolve())
         step(
             "statistics on duckdb",
+            "duckdb",
             ["build", "--vars", json.dumps(dict(shared, parquet_export_dir=export))],
         )
         if not Path(export).is_dir():
             return outcome
         step(
             "marts registered on spark",
-            ["run-operation", "register_public_marts", "--target", "spark",
+            "spark",
+            ["run-operation", "register_public_marts",
              "--args", json.dumps({"export_dir": export}), "--vars", json.dumps(shared)],
         )  # fmt: skip
     if local_cluster is not None:
