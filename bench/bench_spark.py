@@ -40,16 +40,7 @@ from challenge_fairness import spark_path  # noqa: E402
 from challenge_fairness.demo import PlatformSpec  # noqa: E402
 
 VARS = {"fairness_gate_severity": "warn"}
-# Bookkeeping (engine-specific hashes) and run stamps, as in tests/test_spark_path.py.
-IGNORED_COLUMNS = {
-    "base_platform__attempts.row_checksum",
-    "base_platform__rubric_scores.row_checksum",
-    "base_platform__rubric_scores.validated_with",
-    "base_platform__test_results.row_checksum",
-    "base_platform__test_results.validated_with",
-    *compare_marts.RUN_STAMP_COLUMNS,
-    "int_fairness_expectations_validated.validated_at",
-}
+IGNORED_COLUMNS = {*compare_marts.RUN_STAMP_COLUMNS, *compare_marts.ENGINE_HASH_COLUMNS}
 
 
 def folder_bytes(path: Path) -> int:
@@ -61,7 +52,7 @@ def folder_bytes(path: Path) -> int:
 
 def parquet_rows(path: Path) -> int:
     pattern = str(path if path.is_file() else path / "*.parquet")
-    return int(duckdb.sql(f"select count(*) from read_parquet('{pattern}')").fetchone()[0])
+    return int(duckdb.sql(f"select count(*) from read_parquet('{pattern}')").fetchall()[0][0])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,19 +108,9 @@ def main(argv: list[str] | None = None) -> int:
         if code:
             print(f"the all-DuckDB build failed (exit {code}): see {log}")
             return code
-        different = []
-        for schema in ("main", "staging", "intermediate"):
-            for comparison in compare_marts.compare(
-                database,
-                run_dir / "spark_path.duckdb",
-                schema,
-                tolerance=1e-9,
-                ignore=set(),
-                ignore_columns=IGNORED_COLUMNS,
-            ):
-                if comparison.status != "equal":
-                    different.append(f"{schema}.{comparison.relation}: {comparison.details}")
-        results["relations_different"] = different
+        results["relations_different"] = compare_marts.differences(
+            database, run_dir / "spark_path.duckdb", ignore_columns=IGNORED_COLUMNS
+        )
 
     raw = {path.stem: path for path in sorted(data.glob("*.parquet"))}
     scan = {path.name: path for path in sorted((run_dir / "scan").iterdir()) if path.is_dir()}

@@ -34,7 +34,20 @@ FLOAT_TYPES = ("DOUBLE", "FLOAT", "REAL", "DECIMAL")
 
 #: Columns that record when a build ran, not what it computed: two builds of the same data
 #: always differ there.
-RUN_STAMP_COLUMNS = ("fct_fairness_gate_results.validated_at",)
+RUN_STAMP_COLUMNS = (
+    "fct_fairness_gate_results.validated_at",
+    "int_fairness_expectations_validated.validated_at",
+)
+#: The incremental scan's bookkeeping that each engine writes with its own 64-bit hash
+#: function (the Spark path, docs/spark.md): row hashes and their sums. Nothing
+#: downstream reads them.
+ENGINE_HASH_COLUMNS = (
+    "base_platform__attempts.row_checksum",
+    "base_platform__rubric_scores.row_checksum",
+    "base_platform__rubric_scores.validated_with",
+    "base_platform__test_results.row_checksum",
+    "base_platform__test_results.validated_with",
+)
 
 
 @dataclass
@@ -194,6 +207,28 @@ def compare(
                     )
                 )
     return results
+
+
+def differences(
+    old_path: Path,
+    new_path: Path,
+    schemas: tuple[str, ...] = ("main", "staging", "intermediate"),
+    tolerance: float = 1e-9,
+    ignore_columns: set[str] = frozenset(),
+) -> list[str]:
+    """'schema.relation: status, details' of every relation of `schemas` that is not equal
+    in the two builds (a schema with no relation at all counts as a difference)."""
+    found = []
+    for schema in schemas:
+        compared = compare(old_path, new_path, schema, tolerance, set(), set(ignore_columns))
+        if not compared:
+            found.append(f"{schema}: no relations")
+        found += [
+            f"{schema}.{c.relation}: {c.status}, {'; '.join(c.details)}"
+            for c in compared
+            if c.status != "equal"
+        ]
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,8 +24,8 @@ from pathlib import Path
 import duckdb
 import pytest
 from challenge_fairness import local_spark, spark_path
-from challenge_fairness.demo import PlatformSpec, generate_platform, write_parquet
-from conftest import REPO_ROOT, run_dbt
+from conftest import REPO_ROOT
+from test_scan_stage import VARS, platform_built_in_duckdb
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 
@@ -33,25 +33,11 @@ import compare_marts  # noqa: E402
 
 pytestmark = [pytest.mark.dbt, pytest.mark.spark]
 
+NO_JAVA = "the Spark path tests need Java 17 (`java` is not on PATH)"
 if shutil.which("java") is None:
     if os.environ.get("CHALLENGE_FAIRNESS_REQUIRE_SPARK") == "1":
-        raise RuntimeError("the Spark path tests need Java 17 (`java` is not on PATH)")
-    pytest.skip(
-        "the Spark path tests need Java 17 (`java` is not on PATH)", allow_module_level=True
-    )
-
-VARS = {"fairness_gate_severity": "warn"}
-# Bookkeeping of the incremental build (64-bit hashes and their sums: each engine has its
-# own hash function) and when the gate ran.
-IGNORED_COLUMNS = {
-    "base_platform__attempts.row_checksum",
-    "base_platform__rubric_scores.row_checksum",
-    "base_platform__rubric_scores.validated_with",
-    "base_platform__test_results.row_checksum",
-    "base_platform__test_results.validated_with",
-    *compare_marts.RUN_STAMP_COLUMNS,
-    "int_fairness_expectations_validated.validated_at",
-}
+        raise RuntimeError(NO_JAVA)
+    pytest.skip(NO_JAVA, allow_module_level=True)
 
 
 def port_open(port: int) -> bool:
@@ -83,18 +69,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[local_spark.Lo
 def test_spark_path_equals_the_duckdb_build(
     cluster: local_spark.LocalSpark, tmp_path: Path
 ) -> None:
-    raw = tmp_path / "raw"
-    spec = PlatformSpec(
-        n_attempts=1_000_000, dirty=True, detector_plants=True, verdict_drift=True, bias_fix=True
-    )
-    write_parquet(generate_platform(spec), str(raw))
-
-    full = tmp_path / "full.duckdb"
-    built = run_dbt(
-        ["build"], full, tmp_path / "full", dbt_vars={**VARS, "raw_parquet_dir": str(raw)}
-    )
-    assert built.success, built.output
-
+    raw, full = platform_built_in_duckdb(tmp_path, attempts=1_000_000)
     split = tmp_path / "split.duckdb"
     export = tmp_path / "marts"
     outcome = spark_path.run(
@@ -128,13 +103,8 @@ def test_spark_path_equals_the_duckdb_build(
             " (select count(*) from main.fct_rejected_rows)"
         ).fetchone()
 
-    for schema in ("main", "staging", "intermediate"):
-        compared = compare_marts.compare(
-            full, split, schema, tolerance=1e-9, ignore=set(), ignore_columns=IGNORED_COLUMNS
-        )
-        assert compared, schema
-        differences = [c for c in compared if c.status != "equal"]
-        assert not differences, f"schema {schema}: {differences}"
+    ignored = {*compare_marts.RUN_STAMP_COLUMNS, *compare_marts.ENGINE_HASH_COLUMNS}
+    assert compare_marts.differences(full, split, ignore_columns=ignored) == []
 
     # The public marts are tables of the warehouse, holding what DuckDB built.
     from pyhive import hive

@@ -54,7 +54,7 @@
         {%- endfor -%}
     {%- else -%}
         {%- set first = read_sources[tables[0]] -%}
-        {%- set location = "database '" ~ first.database ~ "'"
+        {%- set location = ("database '" ~ first.database ~ "'" if first.database else target.type)
             ~ (" (file " ~ target.path ~ ")" if target.get('path') else "") -%}
         {%- set where = "schema '" ~ first.schema ~ "' of " ~ location
             ~ " (var challenge_fairness_raw_schema)" -%}
