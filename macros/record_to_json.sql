@@ -23,13 +23,16 @@
             'timestampNTZFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS')
     )
     {%- endset -%}
-    regexp_replace(regexp_replace(
-        regexp_replace(
-            {{ json_text }},
-            '(":"\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d*?)0+"', '$1"'
-        ),
-        '(":"\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d)\\."', '$1"'
-    ), '":"(NaN|-?Infinity)"', '":$1')
+    {#- a fraction of a second without its trailing zeros, then no empty fraction #}
+    {%- set without_trailing_zeros -%}
+        regexp_replace({{ json_text }},
+            '(":"\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d*?)0+"', '$1"')
+    {%- endset -%}
+    {%- set without_empty_fraction -%}
+        regexp_replace({{ without_trailing_zeros }},
+            '(":"\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d)\\."', '$1"')
+    {%- endset -%}
+    regexp_replace({{ without_empty_fraction }}, '":"(NaN|-?Infinity)"', '":$1')
 {%- endmacro %}
 
 {% macro duckdb__record_to_json(pairs, relation_alias) -%}
