@@ -28,9 +28,10 @@
 {#
     On Spark a raw table is a file-based table (parquet, Delta, ...): a row's number is its
     position in its file (`_metadata.row_index`, the number DuckDB's `file_row_number` gives
-    for the same file) after the rows of the files whose paths sort before it. It is stable
-    while the files stay (an append adds files: old rows keep their numbers when the new
-    files' paths sort after the old ones, as time-stamped part files do).
+    for the same file) after the rows of the files whose paths sort before it. The same
+    files give the same numbers; files added by an append may sort among the old ones
+    (Spark names part files at random), so a number holds for the run that gave it, which
+    is all the Spark path needs: it rebuilds the scan stage in full on every run.
 #}
 {% macro spark__source_rows(table_name) -%}
     {%- set relation = source('platform', table_name) -%}

@@ -16,10 +16,12 @@
                 "On " ~ target.type ~ ", set var scan_stage_dir: the folder the scan stage's "
                 ~ "tables are written to, which the DuckDB statistics stage reads (docs/spark.md).") }}
         {%- endif -%}
-        {#- The table is external: dropping it leaves its files, which the rebuild replaces. #}
+        {#- The table is external: dropping it leaves its files, which the rebuild replaces.
+            Timestamps are computed and written in UTC, as DuckDB reads them back. #}
         {%- do config(materialized='table', file_format='parquet',
                       location_root=(scan_stage_dir or '').rstrip('/') or none,
-                      pre_hook='set spark.sql.legacy.allowNonEmptyLocationInCTAS = true') -%}
+                      pre_hook=['set spark.sql.legacy.allowNonEmptyLocationInCTAS = true',
+                                'set spark.sql.session.timeZone = UTC']) -%}
     {%- elif scan_stage_dir is not none -%}
         {%- do config(materialized='view') -%}
     {%- else -%}

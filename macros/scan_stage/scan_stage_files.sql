@@ -3,7 +3,7 @@
     over `<scan_stage_dir>/<model>/*.parquet`, the table the warehouse wrote for this model
     (dbt-spark's `location_root`). A timestamp the warehouse wrote as an instant (parquet
     `isAdjustedToUTC`, read by DuckDB as TIMESTAMP WITH TIME ZONE) is read back as the UTC
-    wall clock time it stands for, which the warehouse session kept in UTC (docs/spark.md).
+    wall clock time it stands for: the scan stage's session runs in UTC (scan_stage_config).
 #}
 {% macro scan_stage_files() -%}
     {%- set path = var('scan_stage_dir').rstrip('/') ~ '/' ~ this.identifier ~ '/*.parquet' -%}
