@@ -43,6 +43,7 @@ RUN_STAMP_COLUMNS = (
 #: downstream reads them.
 ENGINE_HASH_COLUMNS = (
     "base_platform__attempts.row_checksum",
+    "base_platform__attempts.attempt_id_hash",
     "base_platform__rubric_scores.row_checksum",
     "base_platform__rubric_scores.validated_with",
     "base_platform__test_results.row_checksum",

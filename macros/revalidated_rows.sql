@@ -1,41 +1,47 @@
 {#
     The CTEs of an incremental run of a model that validates an append-only raw table
     (base_platform__attempts, __test_results, __rubric_scores): which raw rows it
-    validates again, read in one pass over `raw` (a relation expression with
-    `source_row_number`), and the check of the rows it validated before.
+    validates again, and the check of the rows it validated before.
 
     - `watermark`: the largest source_row_number folded (column `watermark_column` of the
-      model's table);
+      model's table), read when the run compiles: a constant the scans skip by;
     - `reread_ids`: the ids (`id_column`, the first column of the row's key) of the new
-      rows (past the watermark: a filter the scan pushes down), of the rows kept one by one
-      because they were rejected (`rejected_before`, a condition on the model's table), as
-      they were read then, and `also_ids` (a select of ids, e.g. the attempts rejected now);
-      a new row's id in `ids_without_history` (a select of non-NULL ids whose older rows,
-      if any, are among those others: e.g. the attempts new since the last run) is left
-      out, so that a run of new ids only reads no older row again;
-    - `scanned`: one pass over `raw`. A row validated again is a group of its own: every
-      row whose id is among `reread_ids` (so every copy of every key of a new row), a row
-      rejected before, a new row, and a row that meets one of `also_validated` (SQL
-      conditions on alias `raw`). The rows validated clean before fall into one group
-      besides, which sums their count and `row_checksum` (`checksum`, an expression on
-      alias `raw`: the hash of the values as read);
+      rows (past the watermark), of the rows kept one by one because they were rejected
+      (`rejected_before`, a condition on the model's table), as they were read then, and
+      `also_ids` (a select of ids, e.g. the attempts rejected now); a new row's id in
+      `ids_without_history` (a select of non-NULL ids whose older rows, if any, are among
+      those others: e.g. the attempts new since the last run) is left out, so that a run
+      of new ids only reads no older row again;
+    - `rows_again`: the row numbers up to the watermark validated again: the rows rejected
+      before and, when the model's table keeps every row with its id (`stores_rows`), the
+      clean rows (`clean_before`, the opposite condition on a column of the table) sharing an id with `reread_ids` or whose `column` is no longer among the
+      values of `relation`, for each (column, relation) of `dropped_references` (e.g. an
+      attempt whose challenge is no longer clean), found there rather than in the raw table,
+      by the hash of the id when the table has one (`id_hash_column`: a 64-bit column
+      is read and probed several times faster than a text one; a collision only
+      validates again a clean row of another id, which comes out the same, since the
+      other copies of a clean row's id are rejected rows, read again anyway);
+    - `scanned`: the rows validated again, as the raw table holds them now: the new rows
+      (a scan that skips to them), the `rows_again` (a join on the row number, which skips
+      to them too), and, when the table does not keep its rows (`stores_rows` false) and
+      `reread_ids` is not empty, the older rows sharing an id with those (a pass over the
+      raw table's id column); `clean_rows` 1 for a row validated clean before,
+      `changed_keys` 1 for a rejected row whose id was edited in place;
     - `source`: the rows validated again, with `columns` (raw columns) as read;
-    - `raw_kept`: the count and checksum of the rows clean before as the raw table holds
-      them now, and the number of rejected rows whose id was edited in place (the other
-      copies of their new key are not read again: the model stops the run on any).
+    - `raw_kept`: the rows validated clean before as the raw table holds them now: their
+      count and, when var `check_history` is true, the sum of `checksum` (an
+      expression on alias `raw`: the hash of the values as read), which takes one pass
+      over every raw row folded before; and the number of rejected rows whose id was
+      edited in place (the other copies of their new key are not read again).
     The model compares `raw_kept` with what it stored, and stops the run on a difference.
 #}
-{% macro revalidated_rows(raw, id_column, columns, checksum, also_ids=none, also_validated=[], rejected_before='rejection_reason is not null', watermark_column='source_row_number', ids_without_history=none) -%}
-{#- The model's table is read where needed, not through a CTE: DuckDB would materialise it. -#}
-watermark as (
-    select coalesce(max({{ watermark_column }}), -1) as last_row_number
-    from {{ this }}
-),
-
-reread_ids as (
+{% macro revalidated_rows(raw, id_column, columns, checksum, also_ids=none, rejected_before='rejection_reason is not null', watermark_column='source_row_number', ids_without_history=none, stores_rows=true, clean_before='rejection_reason is null', id_hash_column=none, dropped_references=[]) -%}
+{%- set stored = stored_maximum(watermark_column) %}
+{%- set last_row_number = -1 if stored is none else stored %}
+{%- set reread_ids_select -%}
     select cast(raw.{{ id_column }} as string) as id
     from {{ raw }} as raw
-    where raw.source_row_number > (select last_row_number from watermark)
+    where raw.source_row_number > {{ last_row_number }}
     {%- if ids_without_history %}
         and cast(raw.{{ id_column }} as string) not in ({{ ids_without_history }})
     {%- endif %}
@@ -47,42 +53,92 @@ reread_ids as (
     union
     {{ also_ids }}
     {%- endif %}
+{%- endset %}
+{#- Without the rows, older copies of a re-read id are found in the raw table: a pass over
+    its id column, taken only when there is an id to look for. #}
+{%- set reads_raw_ids = false %}
+{%- if not stores_rows and execute %}
+    {%- set reread = run_query(
+        'select count(*) from (' ~ reread_ids_select ~ ') as reread_ids where id is not null') %}
+    {%- set reads_raw_ids = reread.columns[0].values()[0] > 0 %}
+{%- endif %}
+{#- The model's table is read where needed, not through a CTE: DuckDB would materialise it. -#}
+watermark as (
+    select cast({{ last_row_number }} as bigint) as last_row_number
 ),
 
+reread_ids as (
+    {{ reread_ids_select }}
+),
+
+rows_again as (
+    select source_row_number, {{ id_column }} as rejected_id, true as was_rejected
+    from {{ this }}
+    where {{ rejected_before }}
+    {%- if stores_rows %}
+    union all
+    select source_row_number, null, false
+    from (
+        {#- semi and anti joins: DuckDB pushes a filter of the other side into the scan #}
+        select kept.source_row_number
+        from {{ this }} as kept
+        semi join (
+            select {{ row_hash(['id']) if id_hash_column else 'id' }} as id
+            from reread_ids
+            where id is not null
+        ) as reread
+            on kept.{{ id_hash_column or id_column }} = reread.id
+        where kept.{{ clean_before }}
+        {%- for column, relation in dropped_references %}
+        union
+        select kept.source_row_number
+        from {{ this }} as kept
+        anti join {{ relation }} as referenced
+            on kept.{{ column }} = referenced.{{ column }}
+        where kept.{{ clean_before }}
+        {%- endfor %}
+    ) as clean_again
+    {%- endif %}
+),
+
+{%- set raw_columns -%}
+        raw.source_row_number as batch_row_number,
+        {%- for column in columns %}
+        raw.{{ column }},
+        {%- endfor %}
+{%- endset %}
 {#- materialised: the rows validated again are read several times, the raw table once #}
 scanned as materialized (
     select
-        case when is_validated then source_row_number end as batch_row_number,
-        {%- for column in columns %}
-        any_value({{ column }}) as {{ column }},
-        {%- endfor %}
-        count(*) filter (where was_clean) as clean_rows,
-        sum(row_checksum) filter (where was_clean) as clean_checksum,
-        count(*) filter (where id_changed) as changed_keys
-    from (
-        select
-            raw.*,
-            {{ checksum }} as row_checksum,
-            cast(raw.{{ id_column }} as string) in (select id from reread_ids where id is not null)
-                or rejected.source_row_number is not null
-                or raw.source_row_number > (select last_row_number from watermark)
-                {%- for condition in also_validated %}
-                or {{ condition }}
-                {%- endfor %} as is_validated,
-            raw.source_row_number <= (select last_row_number from watermark)
-                and rejected.source_row_number is null as was_clean,
-            rejected.source_row_number is not null
-                and cast(raw.{{ id_column }} as string) is distinct from rejected.{{ id_column }}
-                as id_changed
-        from {{ raw }} as raw
-        left join (
-            select source_row_number, {{ id_column }}
-            from {{ this }}
-            where {{ rejected_before }}
-        ) as rejected
-            on raw.source_row_number = rejected.source_row_number
-    ) as flagged
-    group by 1
+        {{ raw_columns }}
+        0 as clean_rows,
+        0 as changed_keys
+    from {{ raw }} as raw
+    where raw.source_row_number > {{ last_row_number }}
+    union all
+    select
+        {{ raw_columns }}
+        case when rows_again.was_rejected then 0 else 1 end,
+        case
+            when rows_again.was_rejected
+                and cast(raw.{{ id_column }} as string) is distinct from rows_again.rejected_id
+                then 1
+            else 0
+        end
+    from {{ raw }} as raw
+    inner join rows_again
+        on raw.source_row_number = rows_again.source_row_number
+    {%- if reads_raw_ids %}
+    union all
+    select
+        {{ raw_columns }}
+        1,
+        0
+    from {{ raw }} as raw
+    where raw.source_row_number <= {{ last_row_number }}
+        and cast(raw.{{ id_column }} as string) in (select id from reread_ids where id is not null)
+        and raw.source_row_number not in (select source_row_number from rows_again)
+    {%- endif %}
 ),
 
 source as (
@@ -90,15 +146,24 @@ source as (
         batch_row_number as source_row_number,
         {{ columns | join(', ') }}
     from scanned
-    where batch_row_number is not null
 ),
 
 raw_kept as (
     select
-        coalesce(sum(clean_rows), 0) as kept_rows,
-        sum(clean_checksum) as checksum,
-        coalesce(sum(changed_keys), 0) as changed_keys
-    from scanned
+        count(*) as kept_rows,
+        {%- if var('check_history') %}
+        sum({{ checksum }}) as checksum,
+        {%- else %}
+        null as checksum,
+        {%- endif %}
+        (select coalesce(sum(changed_keys), 0) from scanned) as changed_keys
+    from {{ raw }} as raw
+    where raw.source_row_number <= {{ last_row_number }}
+        and raw.source_row_number not in (
+            select source_row_number
+            from {{ this }}
+            where {{ rejected_before }}
+        )
 )
 {%- endmacro %}
 
@@ -123,7 +188,9 @@ from raw_kept
 cross join previous_kept
 cross join watermark
 where raw_kept.kept_rows <> previous_kept.kept_rows
+    {%- if var('check_history') %}
     or raw_kept.checksum is distinct from previous_kept.checksum
+    {%- endif %}
     or raw_kept.changed_keys > 0
 {%- endmacro %}
 

@@ -24,6 +24,7 @@ Rows = dict[str, list[dict[str, Any]]]
 #: of these names must be ignored: staging reads the source contract's columns only.
 INTERNAL_COLUMNS = (
     "source_row_number",
+    "attempt_id_hash",
     "duplicate_kind",
     "key_copies",
     "has_variants",

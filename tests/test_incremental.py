@@ -185,7 +185,14 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         with duckdb.connect(str(incremental)) as con:
             load(con, since=steps[step - 1] if step else float("-inf"), upto=upto)
             apply_events(con, step, last=step == len(steps) - 2)
-        run = run_dbt(["build"], database=incremental, work_dir=work / f"step{step}", dbt_vars=VARS)
+        # the runs between the first and the last are daily ones, which check no history
+        checks_history = step in (0, len(steps) - 1)
+        run = run_dbt(
+            ["build"],
+            database=incremental,
+            work_dir=work / f"step{step}",
+            dbt_vars=VARS | {"check_history": checks_history},
+        )
         assert run.success, run.output
 
     full = work / "full.duckdb"
@@ -250,7 +257,7 @@ def test_a_daily_run_reads_past_the_watermark(builds: dict[str, Any]) -> None:
         compiled = builds["work"] / f"step{step}" / "target" / "compiled"
         for model in INCREMENTAL_FACTS:
             (sql,) = compiled.rglob(f"{model}.sql")
-            assert "from watermark" in sql.read_text(), (step, model)
+            assert "watermark as (" in sql.read_text(), (step, model)
 
 
 def test_incremental_builds_equal_a_full_refresh(builds: dict[str, Any]) -> None:
@@ -298,3 +305,33 @@ def test_a_raw_row_edited_in_place_stops_the_run(
         ["run", "--select", model, "--full-refresh"], database=database, work_dir=tmp_path
     )
     assert run.success, run.output
+
+
+def test_a_daily_run_counts_the_history_without_reading_it(
+    builds: dict[str, Any], tmp_path: Path
+) -> None:
+    """With var check_history false the raw rows already folded are counted, not read: a
+    deleted row still stops the run, an edit in place waits for a run that checks."""
+    model, daily = "base_platform__attempts", {"check_history": False}
+    edited, deleted = tmp_path / "edited.duckdb", tmp_path / "deleted.duckdb"
+    for database in (edited, deleted):
+        shutil.copy(builds["incremental"], database)
+    with duckdb.connect(str(edited)) as con:
+        con.execute(EDITS_IN_PLACE[model])
+    with duckdb.connect(str(deleted)) as con:
+        con.execute(
+            "delete from raw.attempts where rowid = (select min(source_row_number)"
+            " from staging.base_platform__attempts where rejection_reason is null)"
+        )
+    run = run_dbt(
+        ["run", "--select", model], database=edited, work_dir=tmp_path / "e1", dbt_vars=daily
+    )
+    assert run.success, run.output
+    run = run_dbt(["run", "--select", model], database=edited, work_dir=tmp_path / "e2")
+    assert not run.success
+    assert "append-only log; run dbt build --full-refresh" in run.output
+    run = run_dbt(
+        ["run", "--select", model], database=deleted, work_dir=tmp_path / "d1", dbt_vars=daily
+    )
+    assert not run.success
+    assert "append-only log; run dbt build --full-refresh" in run.output

@@ -386,6 +386,10 @@ plausible_timestamp_days_ahead:
   max: 3650
   default: 1
   description: "Staging rejects an attempt submitted later than the run date plus this many days."
+check_history:
+  type: boolean
+  default: true
+  description: "Each run re-reads the history: the raw rows already folded (checked against what was validated) and the data tests tagged scans:history. false (a daily increment): the folded rows are only counted and those tests skipped (docs/operations.md)."
 parquet_export_dir:
   type: path
   nullable: true

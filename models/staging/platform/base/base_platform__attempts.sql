@@ -16,12 +16,14 @@
       other values, makes every copy conflicting; an exact repeat, a duplicate);
     - clean rows whose challenge or agent is no longer clean;
     - every row when a validation var changed (`validated_with`).
-    One pass over the raw table finds them (and the new ids are read where the scan can
-    skip to them). Everything else is checked, not trusted: the run stops, asking for
-    `--full-refresh`, when a row that was clean is not in the raw table as validated (a
-    table that was truncated, rewritten or edited in place: their count and the sum of
-    `row_checksum`, the hash of the raw values), or when the attempt_id of a rejected row
-    was edited in place (its new id's other copies would not be read again).
+    They are found in this table (the copies of an id by `attempt_id_hash`), and read from
+    the raw table by their row numbers, which the scan skips to (macro revalidated_rows).
+    Everything else is checked, not trusted: the run stops, asking for `--full-refresh`,
+    when a row that was clean is no longer in the raw table (their count), or, with var
+    check_history true (the default; false for a daily run), not as validated (the sum of
+    `row_checksum`, the hash of the raw values: one pass over the raw table), or when the
+    attempt_id of a rejected row was edited in place (its new id's other copies would not
+    be read again).
 #}
 {{ config(
     materialized='incremental',
@@ -57,12 +59,11 @@ with
     id_column='attempt_id',
     columns=hashed[1:],
     checksum=row_hash(raw_hashed),
-    also_validated=[
-        'cast(raw.challenge_id as string) not in (select challenge_id from '
-            ~ ref('stg_platform__challenges') ~ ')',
-        'cast(raw.agent_id as string) not in (select agent_id from '
-            ~ ref('stg_platform__agents') ~ ')',
+    dropped_references=[
+        ('challenge_id', ref('stg_platform__challenges')),
+        ('agent_id', ref('stg_platform__agents')),
     ],
+    id_hash_column='attempt_id_hash',
 ) }},
 
 duplicates as (
@@ -174,6 +175,7 @@ select
             ) }}
     end as raw_record,
     row_checksum,
+    {{ row_hash(['attempt_id']) }} as attempt_id_hash,
     {{ validated_with }} as validated_with
 from checked
 {%- if changed_rows_only %}
@@ -181,7 +183,7 @@ from checked
 {# Reached only when a row validated clean before changed in the raw table, or the id of
    a row rejected before was edited (its new id may be another row's: that is not re-read). #}
 union all
-{{ raw_rows_changed_guard('base_platform__attempts', 'raw attempts', 11) }}
+{{ raw_rows_changed_guard('base_platform__attempts', 'raw attempts', 12) }}
 {%- endif %}
 {#- Not sorted: every reader counts or sums these rows by key, so their stored order does
     not matter, and sorting 10M rows cost a quarter of this model's time. #}

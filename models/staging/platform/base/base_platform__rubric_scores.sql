@@ -16,7 +16,8 @@
     score validated before can share them unless it was rejected or its attempt is
     rejected now), and every row when what a score is validated with (`validated_with`: var
     bias_scan_date, the clean rubric items) changed. It stops, asking for `--full-refresh`, when a row
-    that was clean is not in the raw table as validated (`row_checksum`).
+    that was clean is no longer in the raw table or, with var check_history true, not as
+    validated (`row_checksum`).
 #}
 {{ config(
     materialized='incremental',

@@ -31,8 +31,8 @@
     - every row, when what a result is validated with (`validated_with`: var bias_scan_date,
       var dif_score_bands, the clean test cases) changed.
     The rows clean before are checked, not trusted: the run stops, asking for
-    `--full-refresh`, when they are not in the raw table as they were folded (their count
-    and the sum of their hashes, `row_checksum`).
+    `--full-refresh`, when they are no longer in the raw table (their count) or, with var
+    check_history true, not as they were folded (the sum of their hashes, `row_checksum`).
 #}
 {{ config(
     materialized='incremental',
@@ -81,6 +81,7 @@ with
     watermark_column='last_source_row_number',
     ids_without_history=none if new_attempts_after is none
         else attempt_ids_validated_after(new_attempts_after),
+    stores_rows=false,
 ) }},
 
 duplicates as (
