@@ -14,11 +14,12 @@
       of new ids only reads no older row again;
     - `rows_again`: the row numbers up to the watermark validated again: the rows rejected
       before and, when the model's table keeps every row with its id (`stores_rows`), the
-      clean rows (`clean_before`, the opposite condition on a column of the table) sharing an id with `reread_ids` or whose `column` is no longer among the
-      values of `relation`, for each (column, relation) of `dropped_references` (e.g. an
-      attempt whose challenge is no longer clean), found there rather than in the raw table,
-      by the hash of the id when the table has one (`id_hash_column`: a 64-bit column
-      is read and probed several times faster than a text one; a collision only
+      clean rows (`clean_before`, the opposite condition, on a column of the table)
+      sharing an id with `reread_ids` or whose `column` is no longer among the values of
+      `relation`, for each (column, relation) of `dropped_references` (e.g. an attempt
+      whose challenge is no longer clean). They are found in the table, not in the raw
+      one; by the hash of the id when the table has one (`id_hash_column`: a 64-bit
+      column is read and probed several times faster than a text one; a collision only
       validates again a clean row of another id, which comes out the same, since the
       other copies of a clean row's id are rejected rows, read again anyway);
     - `scanned`: the rows validated again, as the raw table holds them now: the new rows
