@@ -17,7 +17,8 @@
       clean rows (`clean_before`, the opposite condition, on a column of the table)
       sharing an id with `reread_ids` or whose `column` is no longer among the values of
       `relation`, for each (column, relation) of `dropped_references` (e.g. an attempt
-      whose challenge is no longer clean). They are found in the table, not in the raw
+      whose challenge is no longer clean; that search is compiled in only when the distinct
+      values of `column` show such rows). They are found in the table, not in the raw
       one; by the hash of the id when the table has one (`id_hash_column`: a 64-bit
       column is read and probed several times faster than a text one; a collision only
       validates again a clean row of another id, which comes out the same, since the
@@ -63,6 +64,22 @@
         'select count(*) from (' ~ reread_ids_select ~ ') as reread_ids where id is not null') %}
     {%- set reads_raw_ids = reread.columns[0].values()[0] > 0 %}
 {%- endif %}
+{#- A reference is dropped when a clean row points to a key its relation no longer holds:
+    rare, and known before the run from the distinct keys of the clean rows (a cheap
+    aggregate), so the run only looks for those rows when there are some: probing every
+    clean row against the relation costs seconds at platform scale. #}
+{%- set dropped = [] %}
+{%- if stores_rows and execute %}
+    {%- for column, relation in dropped_references %}
+        {%- set found = run_query(
+            'select count(*) from (select distinct ' ~ column ~ ' as reference from ' ~ this
+            ~ ' as kept where kept.' ~ clean_before ~ ') as kept anti join ' ~ relation
+            ~ ' as referenced on kept.reference = referenced.' ~ column) %}
+        {%- if found.columns[0].values()[0] > 0 %}
+            {%- do dropped.append((column, relation)) %}
+        {%- endif %}
+    {%- endfor %}
+{%- endif %}
 {#- The model's table is read where needed, not through a CTE: DuckDB would materialise it. -#}
 watermark as (
     select cast({{ last_row_number }} as bigint) as last_row_number
@@ -90,7 +107,7 @@ rows_again as (
         ) as reread
             on kept.{{ id_hash_column or id_column }} = reread.id
         where kept.{{ clean_before }}
-        {%- for column, relation in dropped_references %}
+        {%- for column, relation in dropped %}
         union
         select kept.source_row_number
         from {{ this }} as kept
