@@ -13,7 +13,7 @@ attempts as (
 ),
 
 latest_attempts as (
-    select max(cast(submitted_at as date)) as latest_attempt_date
+    select cast(max(submitted_at) as date) as latest_attempt_date
     from attempts
 ),
 

@@ -55,11 +55,19 @@
         '{{ child_column }}' as child_column,
         '{{ parent_model }}' as parent_model,
         '{{ parent_key }}' as parent_key,
-        count(*) as child_rows,
-        count(*) filter (where parent.parent_key is null) as orphan_rows,
-        min(cast(child.{{ child_column }} as varchar))
+        cast(coalesce(sum(child.child_rows), 0) as bigint) as child_rows,
+        cast(coalesce(sum(child.child_rows) filter (where parent.parent_key is null), 0)
+            as bigint) as orphan_rows,
+        min(cast(child.child_value as varchar))
             filter (where parent.parent_key is null) as first_orphan_value
-    from {{ ref(child_model) }} as child
+    {#- The child's rows counted per value first: an attempt-grain child has millions of
+        rows but a few hundred challenges or agents, and the join then probes those. #}
+    from (
+        select {{ child_column }} as child_value, count(*) as child_rows
+        from {{ ref(child_model) }}
+        where {{ child_column }} is not null
+        group by {{ child_column }}
+    ) as child
     left join (
         select distinct {{ parent_key }} as parent_key from {{ ref(parent_model) }}
         {#- A distinct over every attempt costs more than all the other checks together:
@@ -68,8 +76,7 @@
         where {{ parent_key }} in (select {{ child_column }} from {{ ref(child_model) }})
         {%- endif %}
     ) as parent
-        on child.{{ child_column }} = parent.parent_key
-    where child.{{ child_column }} is not null
+        on child.child_value = parent.parent_key
 ){{ ',' if not loop.last else '' }}
 {% endfor %}
 
