@@ -14,7 +14,8 @@ One run
    **full day 1** on a fresh database, **increment**: day 2 on that same database as the
    daily run of README "Run it daily" does it (var ``check_history`` false: the raw rows
    already folded are counted, not re-read, and the data tests tagged ``scans:history``
-   are left to a scheduled check), and **full day 2** on a fresh database (default vars);
+   are left to a scheduled check; dbt's unit tests are left out, as README's daily
+   command does), and **full day 2** on a fresh database (default vars);
 3. compares the increment's database with the full day-2 one (``compare_marts.py``: every
    relation of ``main``, the run histories left out, and of ``staging``, to 1e-9);
 4. measures two runs of day 2 again on the increment's database, nothing new: **no
@@ -68,6 +69,8 @@ TOP_NODES = 8
 # The daily run of README "Run it daily": the history (raw rows already folded, the data
 # tests tagged scans:history) is checked by a scheduled run with the default vars instead.
 DAILY_VARS = {"check_history": False}
+# ... and leaves dbt's unit tests (the SQL on fixed inputs, not the data) to it and to CI.
+DAILY_ARGS = ("--exclude-resource-type", "unit_test")
 # Relations past this many rows are compared inside DuckDB, exactly, by a fingerprint
 # (compare_marts.py reads both sides into pandas: at 100M attempts that would not fit).
 LARGE_ROWS = 2_000_000
@@ -142,9 +145,10 @@ def build(
     run_dir: Path,
     memory_limit: str,
     extra_vars: dict[str, Any] | None = None,
+    extra_args: tuple[str, ...] = (),
 ) -> bench_core.Measurement:
     """Measure one ``dbt build`` of ``data`` into ``database`` (parsed partially), with
-    ``extra_vars`` besides the raw files and the gate's severity."""
+    ``extra_vars`` besides the raw files and the gate's severity, and ``extra_args``."""
     build_dir = run_dir / name
     build_dir.mkdir(parents=True)
     options = [
@@ -170,7 +174,10 @@ def build(
     if parsed.returncode != 0:
         bench_core.fail(f"dbt parse exited with {parsed.returncode}", build_dir / "dbt_parse.log")
     return bench_core.measure(
-        f"dbt_build_{name}", [bench_core.dbt_executable(), "build", *options], build_dir, env
+        f"dbt_build_{name}",
+        [bench_core.dbt_executable(), "build", *options, *extra_args],
+        build_dir,
+        env,
     )
 
 
@@ -222,7 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     daily, fresh = run_dir / "daily.duckdb", run_dir / "fresh.duckdb"
     measured = {
         "full_day1": build("full_day1", day1, daily, run_dir, args.memory_limit),
-        "increment": build("increment", day2, daily, run_dir, args.memory_limit, DAILY_VARS),
+        "increment": build(
+            "increment", day2, daily, run_dir, args.memory_limit, DAILY_VARS, DAILY_ARGS
+        ),
         "full_day2": build("full_day2", day2, fresh, run_dir, args.memory_limit),
     }
     differing: dict[str, list[str]] = {}
@@ -242,7 +251,9 @@ def main(argv: list[str] | None = None) -> int:
         for relation in sorted(large):
             if details := differ_in_duckdb(fresh, daily, schema, relation):
                 differing[f"{schema}.{relation}"] = details
-    measured["no_change"] = build("no_change", day2, daily, run_dir, args.memory_limit, DAILY_VARS)
+    measured["no_change"] = build(
+        "no_change", day2, daily, run_dir, args.memory_limit, DAILY_VARS, DAILY_ARGS
+    )
     measured["history_check"] = build("history_check", day2, daily, run_dir, args.memory_limit)
     share = measured["increment"].seconds / measured["full_day2"].seconds
     floor = measured["no_change"].seconds / measured["full_day2"].seconds
