@@ -30,7 +30,7 @@ as ratios to pandas, and whether issue 11's targets lie above or below them.
 Usage::
 
     .venv/bin/python bench/bench_floor.py [--attempts N] [--seed S] [--test-cases K]
-                                          [--memory-limit 512MB]
+                                          [--memory-limit 50%]
 
 Results are written to ``bench/out/floor_results.json``.
 """
@@ -63,7 +63,7 @@ from bench_core import (  # noqa: E402
 )
 from challenge_fairness.demo import PlatformSpec  # noqa: E402
 
-PROFILE_MEMORY_LIMIT = "512MB"
+PROFILE_MEMORY_LIMIT = "50%"  # the profile's default
 DBT_FIXED_SELECTION = "base_platform__models"
 
 # The bare scan, one statement per step; {data} is the parquet folder.
