@@ -5,7 +5,7 @@
     runs (at parse time every optional input counts as absent).
 #}
 
-{# True when the raw table `table_name` exists (table in the raw schema, or parquet file). #}
+{# True when the raw table `table_name` exists (table in the raw schema, parquet file or folder). #}
 {% macro source_table_exists(table_name) -%}
     {%- if challenge_fairness.scan_stage_from_files() -%}
         {{ return(challenge_fairness._scan_stage_source_columns(table_name) is not none) }}
@@ -23,11 +23,8 @@
 
 {% macro duckdb__source_table_exists(table_name) -%}
     {%- if not execute -%}{{ return(false) }}{%- endif -%}
-    {%- set parquet_dir = var('raw_parquet_dir', none) -%}
-    {%- if parquet_dir -%}
-        {%- set path = parquet_dir.rstrip('/') ~ '/' ~ table_name ~ '.parquet' -%}
-        {%- set found = run_query("select count(*) from glob(" ~ challenge_fairness.sql_string_literal(path) ~ ")") -%}
-        {{ return(found.rows[0][0] > 0) }}
+    {%- if var('raw_parquet_dir', none) -%}
+        {{ return(challenge_fairness.raw_parquet_location(table_name) is not none) }}
     {%- endif -%}
     {{ return(default__source_table_exists(table_name)) }}
 {%- endmacro %}

@@ -62,9 +62,14 @@
 
 {% macro duckdb__source_rows(table_name) -%}
     {%- set relation = source('platform', table_name) -%}
-    {%- set parquet_dir = var('raw_parquet_dir', none) -%}
-    {%- if parquet_dir -%}
-        {%- set path = parquet_dir.rstrip('/') ~ '/' ~ table_name ~ '.parquet' -%}
+    {%- set location = challenge_fairness.raw_parquet_location(table_name) -%}
+    {%- set with_rows = (location.files | selectattr('rows', 'gt', 0) | list) if location else [] -%}
+    {%- if location and location.kind == 'folder' and with_rows -%}
+        {{ challenge_fairness._parquet_folder_rows(table_name, with_rows) }}
+    {%- elif location or var('raw_parquet_dir', none) -%}
+        {#- one file (or a folder whose files hold no row: its first file gives the columns) -#}
+        {%- set path = location.files[0].path if location else
+            (var('raw_parquet_dir') | string).rstrip('/') ~ '/' ~ table_name ~ '.parquet' -%}
         {%- set parquet = 'read_parquet(' ~ challenge_fairness.sql_string_literal(path) -%}
         (
             select {{ challenge_fairness._contract_column_list(table_name, parquet ~ ')', 'file_row_number') }},
@@ -78,6 +83,40 @@
             from {{ relation }}
         )
     {%- endif -%}
+{%- endmacro %}
+
+{#
+    The rows of a folder of parquet files (`files`, from raw_parquet_location, each with
+    rows): one scan per file, its row numbers offset by the rows of the files before it.
+    The offsets are constants, so a filter on the row number (a run's watermark) becomes
+    one on each file's own row numbers, and DuckDB skips every file wholly below it: a
+    daily run reads the new files. A contract column that only some files have (an
+    optional column added later) is NULL in the others.
+#}
+{% macro _parquet_folder_rows(table_name, files) -%}
+    {%- set contract = challenge_fairness.platform_source_columns()[table_name] -%}
+    {%- set present = [] -%}
+    {%- for file in files -%}{%- do present.extend(file.columns) -%}{%- endfor -%}
+    {%- if 'file_row_number' in present -%}
+        {{ exceptions.raise_compiler_error(
+            "raw table " ~ table_name ~ " has a column named 'file_row_number', which the reader "
+            ~ "reserves for the row number staging traces every row by: rename or drop it.") }}
+    {%- endif -%}
+    {%- set columns = contract['required'] + (contract['optional'] | select('in', present) | list) -%}
+    (
+        {%- for file in files %}
+        select
+            {%- for column in columns %}
+            {{ column if column in file.columns else 'null as ' ~ column }},
+            {%- endfor %}
+            file_row_number + {{ file.rows_before }} as source_row_number
+        from read_parquet({{ challenge_fairness.sql_string_literal(file.path) }}, file_row_number = true,
+            hive_partitioning = {{ 'true' if file.partitioned else 'false' }})
+        {%- if not loop.last %}
+        union all
+        {%- endif %}
+        {%- endfor %}
+    )
 {%- endmacro %}
 
 {#

@@ -79,7 +79,8 @@ def test_missing_attempts_parquet(raw_folder: Path, tmp_path: Path) -> None:
     run = run_on_parquet(folder, tmp_path)
     assert not run.success
     assert (
-        f"missing attempts.parquet in the parquet folder raw_parquet_dir = '{folder}'"
+        f"missing attempts.parquet (or a folder attempts/ of parquet files) in the parquet folder"
+        f" raw_parquet_dir = '{folder}'"
         " (found: agents.parquet, challenges.parquet, models.parquet)"
     ) in run.output
     assert ATTEMPTS_CONTRACT in run.output

@@ -31,7 +31,7 @@ raw_parquet_dir:
   type: path
   nullable: true
   default: null
-  description: "If set: read `<dir>/<table>.parquet` instead of the raw schema."
+  description: "If set: read `<dir>/<table>.parquet`, or the folder of parquet files `<dir>/<table>/`, instead of the raw schema."
 scan_stage_dir:
   type: path
   nullable: true

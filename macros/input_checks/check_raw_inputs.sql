@@ -1,6 +1,7 @@
 {#
     on-run-start: before anything is built, check that the required raw tables the selected
     models read exist with the contract's columns, in the parquet folder `raw_parquet_dir`
+    (a file `<table>.parquet` or a folder `<table>/` whose files with rows all have them)
     or in schema `challenge_fairness_raw_schema` of the target database. Any problem stops
     the run with one message: which table or column is missing, where it looked, and what
     the contract expects. Optional tables and columns are not checked. Commands that do not
@@ -31,24 +32,45 @@
 
     {%- set problems = [] -%}
     {%- set found = {} -%}
+    {%- set broken = [] -%}
     {%- set parquet_dir = var('raw_parquet_dir', none) -%}
     {%- if parquet_dir -%}
         {%- set folder = (parquet_dir | string).rstrip('/') -%}
         {%- set where = "the parquet folder raw_parquet_dir = '" ~ folder ~ "'" -%}
+        {#- what the folder holds: its files and its first-level folders (tables as folders) -#}
         {%- set files = run_query(
-            "select parse_filename(file) from glob('" ~ (folder ~ '/*') | replace("'", "''")
-            ~ "') order by 1").columns[0].values() | list -%}
+            "select distinct split_part(file[" ~ (folder | length + 2) ~ ":], '/', 1)"
+            ~ " || case when file[" ~ (folder | length + 2) ~ ":] like '%/%' then '/' else '' end"
+            ~ " from glob(" ~ challenge_fairness.sql_string_literal(folder ~ '/**') ~ ") order by 1"
+        ).columns[0].values() | list -%}
         {%- if not files -%}
             {%- do problems.append("no files in " ~ where ~ ": the folder does not exist or is empty") -%}
         {%- endif -%}
         {%- for table in tables if files -%}
-            {%- if table ~ '.parquet' not in files -%}
-                {%- do problems.append("missing " ~ table ~ ".parquet in " ~ where
-                    ~ " (found: " ~ (files | join(', ')) ~ ")") -%}
+            {%- set location = challenge_fairness.raw_parquet_location(table) -%}
+            {%- set with_rows = (location.files | selectattr('rows', 'gt', 0) | list) if location else [] -%}
+            {%- if location is none -%}
+                {%- do problems.append("missing " ~ table ~ ".parquet (or a folder " ~ table
+                    ~ "/ of parquet files) in " ~ where ~ " (found: " ~ (files | join(', ')) ~ ")") -%}
+            {%- elif location.kind == 'folder' and with_rows -%}
+                {#- every file with rows must have the required columns -#}
+                {%- set union = [] -%}
+                {%- for file in with_rows -%}
+                    {%- set lacking = [] -%}
+                    {%- for column, data_type in contract[table] if column not in file.columns -%}
+                        {%- do lacking.append(column) -%}
+                    {%- endfor -%}
+                    {%- if lacking -%}
+                        {%- do problems.append("file " ~ file.path ~ " of table " ~ table ~ " lacks column(s) "
+                            ~ (lacking | join(', ')) ~ " (it has: " ~ (file.columns | join(', ')) ~ ")") -%}
+                        {%- do broken.append(table) if table not in broken -%}
+                    {%- endif -%}
+                    {%- do union.extend(file.columns | reject('in', union) | list) -%}
+                {%- endfor -%}
+                {%- do found.update({table: union}) -%}
             {%- else -%}
-                {%- set path = folder ~ '/' ~ table ~ '.parquet' -%}
-                {%- set described = run_query(
-                    "describe select * from read_parquet('" ~ (path | replace("'", "''")) ~ "')") -%}
+                {%- set described = run_query("describe select * from read_parquet("
+                    ~ challenge_fairness.sql_string_literal(location.files[0].path) ~ ")") -%}
                 {%- do found.update({table: described.columns[0].values() | map('lower') | list}) -%}
             {%- endif -%}
         {%- endfor -%}
@@ -81,8 +103,7 @@
         {%- endif -%}
     {%- endif -%}
 
-    {%- set broken = [] -%}
-    {%- for table in tables -%}
+    {%- for table in tables if table not in broken -%}
         {%- if table in found -%}
             {%- set missing = [] -%}
             {%- for column, data_type in contract[table] if column not in found[table] -%}

@@ -25,6 +25,7 @@
     attempt_id of a rejected row was edited in place (its new id's other copies would not
     be read again).
 #}
+-- depends_on: {{ ref('stg_platform__appended_files') }}
 {{ config(
     materialized='incremental',
     incremental_strategy='delete+insert',

@@ -19,6 +19,7 @@
     that was clean is no longer in the raw table or, with var check_history true, not as
     validated (`row_checksum`).
 #}
+-- depends_on: {{ ref('stg_platform__appended_files') }}
 {{ config(
     materialized='incremental',
     incremental_strategy='delete+insert',

@@ -34,6 +34,7 @@
     `--full-refresh`, when they are no longer in the raw table (their count) or, with var
     check_history true, not as they were folded (the sum of their hashes, `row_checksum`).
 #}
+-- depends_on: {{ ref('stg_platform__appended_files') }}
 {{ config(
     materialized='incremental',
     incremental_strategy='fold',

@@ -1,0 +1,87 @@
+{#
+    Where the raw table `table_name` lies in the parquet folder `raw_parquet_dir`, looked
+    up when the run executes (none when the var is unset or the table is in neither form):
+    - `<dir>/<table>.parquet`, one file: {'kind': 'file', 'path': ..., 'files': [that file]};
+    - `<dir>/<table>/`, a folder of parquet files as a lake writes them (a file per day or
+      part, Hive partitions `<key>=<value>/` allowed, at any depth): {'kind': 'folder',
+      'path': the folder, 'files': [...]}. Files and folders whose name starts with `_` or
+      `.` are not data (`_SUCCESS`, `_delta_log/`, `.part-0.crc`) and are skipped.
+    Each file is {'path', 'name' (the path within the table's folder), 'rows', 'bytes',
+    'rows_before', 'partitioned', 'columns'} in arrival order: by path (the folder's files
+    sort by their names, folder names included), then by row within a file, so a row's
+    number is `rows_before` + its row in the file. Its
+    `columns` are the file's own top-level columns (lower-cased; none for a file without
+    rows) plus the Hive partition keys of its path.
+    A table in both forms stops the run: which one is meant is not for the package to guess.
+    At parse time (nothing is read) the single file is assumed.
+#}
+{% macro raw_parquet_location(table_name) -%}
+    {%- set parquet_dir = var('raw_parquet_dir', none) -%}
+    {%- if not parquet_dir -%}{{ return(none) }}{%- endif -%}
+    {%- set folder = (parquet_dir | string).rstrip('/') -%}
+    {%- set single = folder ~ '/' ~ table_name ~ '.parquet' -%}
+    {%- if not execute -%}
+        {{ return({'kind': 'file', 'path': single, 'files': [{'path': single, 'name': table_name ~ '.parquet', 'rows': 0,
+            'bytes': 0, 'rows_before': 0, 'partitioned': false, 'columns': []}]}) }}
+    {%- endif -%}
+    {%- set table_folder = folder ~ '/' ~ table_name -%}
+    {%- set listed = run_query(
+        'select file from glob(' ~ challenge_fairness.sql_string_literal(single) ~ ')'
+        ~ ' union all select file from glob('
+        ~ challenge_fairness.sql_string_literal(table_folder ~ '/**/*.parquet') ~ ')'
+    ).columns[0].values() | list -%}
+    {%- set in_folder = [] -%}
+    {%- set has_single = [] -%}
+    {%- for file in listed -%}
+        {%- set relative = file[table_folder | length + 1:] if file.startswith(table_folder ~ '/') else none -%}
+        {%- if relative is none -%}
+            {%- do has_single.append(file) -%}
+        {%- else -%}
+            {%- set hidden = [] -%}
+            {%- for part in relative.split('/') if part[:1] in ['_', '.'] -%}{%- do hidden.append(part) -%}{%- endfor -%}
+            {%- do in_folder.append(file) if not hidden -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if has_single and in_folder -%}
+        {{ exceptions.raise_compiler_error(
+            "raw table " ~ table_name ~ " is both a file (" ~ single ~ ") and a folder of parquet files ("
+            ~ table_folder ~ "/) in raw_parquet_dir: keep one of them.") }}
+    {%- endif -%}
+    {%- if not has_single and not in_folder -%}{{ return(none) }}{%- endif -%}
+    {%- set files = has_single or (in_folder | sort) -%}
+    {%- set paths = [] -%}
+    {%- for file in files -%}{%- do paths.append(challenge_fairness.sql_string_literal(file)) -%}{%- endfor -%}
+    {%- set path_list = '[' ~ (paths | join(', ')) ~ ']' -%}
+    {%- set metadata = run_query(
+        'select file_name, num_rows, file_size_bytes from parquet_file_metadata(' ~ path_list ~ ')') -%}
+    {%- set sizes = {} -%}
+    {%- for row in metadata.rows -%}{%- do sizes.update({row[0]: [row[1], row[2]]}) -%}{%- endfor -%}
+    {#- the top-level columns of each file, from its first row group's column chunks (a
+        file without rows has none, and adds no row to read) -#}
+    {%- set chunks = run_query(
+        "select distinct file_name, lower(split_part(path_in_schema, ', ', 1))"
+        ~ ' from parquet_metadata(' ~ path_list ~ ') where row_group_id = 0') -%}
+    {%- set columns = {} -%}
+    {%- for row in chunks.rows -%}
+        {%- do columns.setdefault(row[0], []).append(row[1]) -%}
+    {%- endfor -%}
+    {%- set located = [] -%}
+    {%- set rows_before = namespace(value=0) -%}
+    {%- for file in files -%}
+        {%- set partition_keys = [] -%}
+        {%- if in_folder -%}
+            {%- for part in file[table_folder | length + 1:].split('/')[:-1] if '=' in part -%}
+                {%- do partition_keys.append(part.split('=')[0] | lower) -%}
+            {%- endfor -%}
+        {%- endif -%}
+        {%- set rows = sizes[file][0] | int -%}
+        {%- do located.append({
+            'path': file, 'name': file[table_folder | length + 1:] if in_folder else file.split('/')[-1],
+            'rows': rows, 'bytes': sizes[file][1] | int,
+            'rows_before': rows_before.value, 'partitioned': partition_keys | length > 0,
+            'columns': columns.get(file, []) + partition_keys}) -%}
+        {%- set rows_before.value = rows_before.value + rows -%}
+    {%- endfor -%}
+    {{ return({'kind': 'folder' if in_folder else 'file',
+        'path': table_folder if in_folder else single, 'files': located}) }}
+{%- endmacro %}

@@ -1,0 +1,203 @@
+"""Raw tables as folders of parquet files, as lakes write them.
+
+`raw_parquet_dir` holds `<table>.parquet` or `<table>/` (any number of parquet files, Hive
+partitions allowed; `_` and `.` files skipped). Rows arrive in path order, then row order,
+so a day appended as a new file is a daily increment, and the marts equal a full build of
+the same rows from single files. A file read before that is removed or rewritten, or a new
+file that sorts before one read before, stops the run before anything is folded.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from challenge_fairness.demo import PlatformSpec, generate_platform, write_parquet
+from conftest import REPO_ROOT, run_dbt
+
+sys.path.insert(0, str(REPO_ROOT / "bench"))
+
+import compare_marts  # noqa: E402
+
+pytestmark = pytest.mark.dbt
+
+VARS = {"fairness_gate_severity": "warn", "fairness_gate_allow_no_testable_challenges": True}
+RUN_HISTORIES = {"rpt_daily_bias_scan", "rpt_review_queue"}
+RUN_BOOKKEEPING = {
+    "base_platform__test_results.last_source_row_number",
+    "base_platform__test_results.last_attempt_row_number",
+    "base_platform__rubric_scores.last_attempt_row_number",
+}
+# How each append-only table is laid out as a folder: Hive partitions, plain day files.
+LAYOUTS = {
+    "attempts": "day={part}/data.parquet",
+    "test_results": "2026-07-{part}.parquet",
+    "rubric_scores": "part-{part}.parquet",
+}
+PARTS = 3
+GUARD_MESSAGE = "run dbt build --full-refresh to validate it again"
+
+
+def write_part(single: Path, folder: Path, table: str, part: int) -> Path:
+    """Write rows [part/PARTS, (part+1)/PARTS) of `single/<table>.parquet` as one file of
+    `folder/<table>/`, named by LAYOUTS (parts sort in order)."""
+    rows = pq.read_table(single / f"{table}.parquet")
+    cut = [round(len(rows) * k / PARTS) for k in range(PARTS + 1)]
+    path = folder / table / LAYOUTS[table].format(part=f"{part + 10:02d}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(rows.slice(cut[part], cut[part + 1] - cut[part]), path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    work = tmp_path_factory.mktemp("folders")
+    platform = generate_platform(
+        PlatformSpec(seed=11, n_attempts=6_000, dirty=True, detector_plants=True)
+    )
+    single = work / "single"
+    write_parquet(platform, str(single))
+    full = work / "full.duckdb"
+    run = run_dbt(
+        ["build"],
+        database=full,
+        work_dir=work / "full",
+        dbt_vars={**VARS, "raw_parquet_dir": str(single)},
+    )
+    assert run.success, run.output
+
+    folder = work / "lake"
+    folder.mkdir()
+    for path in single.glob("*.parquet"):
+        if path.stem not in LAYOUTS:
+            shutil.copy(path, folder / path.name)
+    for table in LAYOUTS:
+        (folder / table).mkdir()
+        (folder / table / "_SUCCESS").write_text("")  # markers a lake leaves are not data
+        (folder / table / ".part-00.parquet.crc").write_text("x")
+    incremental = work / "incremental.duckdb"
+    for step, parts in enumerate((range(PARTS - 1), range(PARTS - 1, PARTS))):
+        for part in parts:
+            for table in LAYOUTS:
+                write_part(single, folder, table, part)
+        run = run_dbt(
+            ["build"],
+            database=incremental,
+            work_dir=work / f"step{step}",
+            dbt_vars={**VARS, "raw_parquet_dir": str(folder), "check_history": step == 0},
+        )
+        assert run.success, run.output
+    return {
+        "full": full,
+        "incremental": incremental,
+        "lake": folder,
+        "work": work,
+        "single": single,
+    }
+
+
+def test_a_day_appended_as_a_file_is_folded_like_a_full_build(builds: dict[str, Any]) -> None:
+    (sql,) = (builds["work"] / "step1" / "target" / "compiled").rglob("base_platform__attempts.sql")
+    assert "watermark as (" in sql.read_text()  # the second run folded the new files only
+    for schema, ignore in (
+        ("main", RUN_HISTORIES),
+        ("staging", {"stg_platform__appended_files"}),
+    ):
+        results = compare_marts.compare(
+            builds["full"],
+            builds["incremental"],
+            schema,
+            1e-9,
+            ignore,
+            set(compare_marts.RUN_STAMP_COLUMNS) | RUN_BOOKKEEPING,
+        )
+        assert len(results) > 10
+        differing = {r.relation: r.details[:3] for r in results if r.status != "equal"}
+        assert not differing, (schema, differing)
+
+
+def test_the_files_read_are_listed_in_arrival_order(builds: dict[str, Any]) -> None:
+    from conftest import read_table
+
+    files = read_table(
+        builds["incremental"],
+        "select source_table, file_path, file_rows, first_row_number"
+        " from staging.stg_platform__appended_files order by source_table, file_path",
+    )
+    assert sorted(files.source_table.unique()) == sorted(LAYOUTS)
+    for _, listed in files.groupby("source_table"):
+        assert len(listed) == PARTS  # _SUCCESS and .crc skipped
+        starts = listed.file_rows.cumsum().shift(fill_value=0).tolist()
+        assert listed.first_row_number.tolist() == starts
+
+
+def changed_lake(builds: dict[str, Any], tmp_path: Path) -> tuple[Path, Path]:
+    lake = tmp_path / "lake"
+    shutil.copytree(builds["lake"], lake)
+    database = tmp_path / "db.duckdb"
+    shutil.copy(builds["incremental"], database)
+    return lake, database
+
+
+def run_daily(lake: Path, database: Path, work: Path, *args: str) -> Any:
+    return run_dbt(
+        ["run", "--select", "stg_platform__appended_files", "base_platform__attempts", *args],
+        database=database,
+        work_dir=work,
+        dbt_vars={**VARS, "raw_parquet_dir": str(lake), "check_history": False},
+    )
+
+
+@pytest.mark.parametrize("change", ["removed", "rewritten", "sorts_before"])
+def test_a_file_read_before_that_changed_stops_the_run(
+    builds: dict[str, Any], tmp_path: Path, change: str
+) -> None:
+    lake, database = changed_lake(builds, tmp_path)
+    first = lake / "attempts" / LAYOUTS["attempts"].format(part="10")
+    if change == "removed":
+        shutil.rmtree(first.parent)
+        expected = f"{first} was removed"
+    elif change == "rewritten":
+        rows = pq.read_table(first)
+        pq.write_table(rows.slice(0, len(rows) - 1), first)
+        expected = f"{first} was rewritten ({len(rows)} rows"
+    else:
+        early = lake / "attempts" / LAYOUTS["attempts"].format(part="09")
+        early.parent.mkdir()
+        pq.write_table(pq.read_table(first).slice(0, 5), early)
+        expected = f"{early} is new but sorts before"
+    run = run_daily(lake, database, tmp_path / "daily")
+    assert not run.success
+    assert expected in run.output
+    assert GUARD_MESSAGE in run.output
+    if change == "sorts_before":  # what the message asks for mends it (once is enough to show)
+        run = run_daily(lake, database, tmp_path / "refresh", "--full-refresh")
+        assert run.success, run.output
+
+
+def test_a_folder_file_without_a_required_column_stops_the_run_at_start(
+    builds: dict[str, Any], tmp_path: Path
+) -> None:
+    lake, database = changed_lake(builds, tmp_path)
+    late = lake / "attempts" / "day=99" / "data.parquet"
+    late.parent.mkdir()
+    rows = pq.read_table(lake / "attempts" / LAYOUTS["attempts"].format(part="10"))
+    pq.write_table(rows.drop_columns(["score"]).slice(0, 3), late)
+    run = run_daily(lake, database, tmp_path / "daily")
+    assert not run.success
+    assert f"file {late} of table attempts lacks column(s) score" in run.output
+    assert "checked before building anything" in run.output
+
+
+def test_a_table_both_as_file_and_folder_stops_the_run(
+    builds: dict[str, Any], tmp_path: Path
+) -> None:
+    lake, database = changed_lake(builds, tmp_path)
+    shutil.copy(builds["single"] / "attempts.parquet", lake / "attempts.parquet")
+    run = run_daily(lake, database, tmp_path / "daily")
+    assert not run.success
+    assert "raw table attempts is both a file" in run.output
