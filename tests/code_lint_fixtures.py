@@ -546,3 +546,245 @@ it('is the amount', () => {
         hard_negative=True,
     ),
 )
+
+
+# Written after the lint was committed, in idioms the fixtures above do not use, to measure
+# the lint on test code it was not tuned to (docs/detectors.md reports the first pass: two
+# misses, then fixed, and one marker corrected: a spy on an internal is a finding).
+TODO_BRIEFING = (
+    "Write a todo list module `todo.py` (`todo.js`, `todo.ts`) exporting `add_task(title)` "
+    "(`addTask`), `complete(task_id)` and `pending()` which returns the titles not yet done."
+)
+REPORT_BRIEFING = (
+    "Write `report(rows)` that returns a text table of the rows; the CLI `report.py` reads "
+    "a CSV file given as its argument and prints the table."
+)
+HELD_OUT: tuple[LintFixture, ...] = (
+    LintFixture(
+        "py_held_todo_internal",
+        "python",
+        TODO_BRIEFING,
+        """import unittest
+from unittest import mock
+
+import todo
+
+
+class TodoTest(unittest.TestCase):
+    def setUp(self):
+        todo._TASKS.clear()  # expect: implementation_structure
+
+    def test_pending(self):
+        todo.add_task("buy milk")
+        self.assertEqual(todo.pending(), ["buy milk"])
+
+    def test_storage(self):
+        todo.add_task("x")
+        self.assertEqual(len(todo.TASK_STORE), 1)  # expect: name_expectation
+
+    @mock.patch("todo.save_to_disk")  # expect: implementation_structure
+    def test_saves(self, save):
+        todo.add_task("y")
+        save.assert_called_once()  # expect: implementation_structure
+
+    def test_message(self):
+        with self.assertRaisesRegex(ValueError, "Title cannot be empty"):  # expect: exact_output_format
+            todo.add_task("")
+""",
+        "internal_api",
+    ),
+    LintFixture(
+        "py_held_report_cli",
+        "python",
+        REPORT_BRIEFING,
+        """import subprocess
+import sys
+from pathlib import Path
+
+
+def test_prints_table(tmp_path):
+    data = tmp_path / "rows.csv"
+    data.write_text("name,qty\\npen,2\\n")
+    out = subprocess.check_output([sys.executable, "report.py", str(data)], text=True)
+    assert out == "name | qty\\n-----+----\\npen  |   2\\n"  # expect: exact_output_format
+    assert Path("report/formatting.py").exists()  # expect: implementation_structure
+""",
+        "cli",
+    ),
+    LintFixture(
+        "py_held_report_negative",
+        "python",
+        REPORT_BRIEFING,
+        """from report import report
+
+
+def test_every_row_is_in_the_table():
+    table = report([{"name": "pen", "qty": 2}, {"name": "ink", "qty": 10}])
+    lines = [line for line in table.splitlines() if "pen" in line or "ink" in line]
+    assert len(lines) == 2
+    cells = [[cell.strip() for cell in line.split("|")] for line in lines]
+    assert ["pen", "2"] in cells and ["ink", "10"] in cells
+""",
+        "public_api",
+        hard_negative=True,
+    ),
+    LintFixture(
+        "py_held_fastapi_negative",
+        "python",
+        'Expose a FastAPI `app` in `main.py` with `GET /health` returning `{"status": "ok"}`.',
+        """from fastapi.testclient import TestClient
+
+from main import app
+
+client = TestClient(app)
+
+
+def test_health():
+    response = client.get("/health")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}
+""",
+        "http_client",
+        hard_negative=True,
+    ),
+    LintFixture(
+        "py_held_library",
+        "python",
+        TODO_BRIEFING,
+        """import json
+from unittest.mock import patch
+
+import todo
+
+
+def test_uses_sqlite():
+    with patch("sqlite3.connect") as connect:  # expect: library_usage
+        todo.add_task("a")
+    assert json.loads(todo.export()) == ["a"]  # expect: name_expectation
+""",
+        "internal_api",
+    ),
+    LintFixture(
+        "js_held_todo",
+        "javascript",
+        TODO_BRIEFING,
+        """import { addTask, complete, pending, resetStore } from '../src/todo.js'; // expect: implementation_structure, name_expectation
+import sinon from 'sinon';
+import * as storage from '../src/storage.js'; // expect: implementation_structure
+
+describe('todo', () => {
+  beforeEach(() => resetStore());
+  it('lists pending titles', () => {
+    const id = addTask('buy milk');
+    complete(id);
+    expect(pending()).toEqual([]);
+  });
+  it('persists', () => {
+    const save = sinon.stub(storage, 'save'); // expect: implementation_structure
+    addTask('x');
+    expect(save.calledOnce).toBe(true); // expect: implementation_structure
+  });
+  it('rejects an empty title', () => {
+    expect(() => addTask('')).toThrow(/empty/);
+  });
+});
+""",
+        "internal_api",
+    ),
+    LintFixture(
+        "js_held_http_negative",
+        "javascript",
+        HTTP_BRIEFING,
+        """const assert = require('node:assert/strict');
+const { test } = require('node:test');
+
+test('creates an item', async () => {
+  const res = await fetch(`${process.env.BASE_URL}/items`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'pen' }),
+  });
+  assert.equal(res.status, 201);
+  const body = await res.json();
+  assert.equal(body.name, 'pen');
+  assert.ok(body.id);
+});
+""",
+        "http_client",
+        hard_negative=True,
+    ),
+    LintFixture(
+        "js_held_format",
+        "javascript",
+        REPORT_BRIEFING,
+        """const assert = require('assert');
+const { report } = require('./report');
+const moment = require('moment');
+
+it('formats', () => {
+  assert.strictEqual(report([{ name: 'pen', qty: 2 }]), 'name | qty\\npen  |   2'); // expect: exact_output_format
+  assert.ok(moment.isMoment(report.generatedAt)); // expect: name_expectation
+});
+""",
+        "internal_api",
+    ),
+    LintFixture(
+        "ts_held_todo",
+        "typescript",
+        TODO_BRIEFING,
+        """import { describe, expect, it, vi } from 'vitest';
+import { addTask, pending } from './todo';
+import { TodoRepository } from './todo/repository'; // expect: implementation_structure, name_expectation
+
+describe('todo', () => {
+  it('keeps order', () => {
+    addTask('a');
+    addTask('b');
+    expect(pending()).toStrictEqual(['a', 'b']);
+  });
+  it('uses the repository', () => {
+    const spy = vi.spyOn(TodoRepository.prototype, 'insert'); // expect: implementation_structure
+    addTask('c');
+    expect(spy).toHaveBeenCalledTimes(1); // expect: implementation_structure
+  });
+});
+""",
+        "internal_api",
+    ),
+    LintFixture(
+        "ts_held_negative",
+        "typescript",
+        TODO_BRIEFING,
+        """import { addTask, complete, pending } from './todo';
+
+test('completed tasks leave the pending list', () => {
+  const first: number = addTask('a');
+  addTask('b');
+  complete(first);
+  expect(pending()).toEqual(['b']);
+  expect(pending().length).toBe(1);
+});
+""",
+        "public_api",
+        hard_negative=True,
+    ),
+    LintFixture(
+        "ts_held_library",
+        "typescript",
+        TODO_BRIEFING,
+        """import axios from 'axios';
+import { addTask } from './todo';
+
+jest.mock('axios'); // expect: library_usage
+const mocked = axios as jest.Mocked<typeof axios>;
+
+test('syncs', async () => {
+  mocked.post.mockResolvedValue({ data: {} });
+  await addTask('a');
+  expect(mocked.post).toHaveBeenCalledWith('/sync', { title: 'a' });
+  expect(await addTask('')).toBe('Error: title is required'); // expect: exact_output_format
+});
+""",
+        "public_api",
+    ),
+)

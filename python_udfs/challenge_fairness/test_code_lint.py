@@ -186,6 +186,27 @@ JS_HTTP_CLIENTS = frozenset({"supertest", "axios", "node-fetch", "undici", "got"
 JS_CLI_MODULES = frozenset({"child_process", "execa"})
 JS_MOCKERS = frozenset({"jest", "vi", "sinon", "td"})
 
+# Members every function or class has (and mock set-up), never a name the solution chose.
+CALLABLE_MEMBERS = frozenset(
+    {
+        "prototype",
+        "name",
+        "length",
+        "call",
+        "apply",
+        "bind",
+        "constructor",
+        "toString",
+        "mock",
+        "mockReturnValue",
+        "mockResolvedValue",
+        "mockImplementation",
+        "mockClear",
+        "mockReset",
+        "return_value",
+        "side_effect",
+    }
+)
 CALL_COUNT_ATTRIBUTES = frozenset(
     {
         "call_count",
@@ -717,9 +738,10 @@ class _Linter:
             if (
                 binding is not None
                 and binding.kind == "solution_name"
-                and name.startswith("_")
-                and not name.startswith("__")
+                and name not in CALLABLE_MEMBERS
+                and not self.is_mock_setup(node)
             ):
+                # a static member, attribute or private of an imported function or class
                 self.check_solution_name(name, node)
                 return
             if (
@@ -740,6 +762,21 @@ class _Linter:
                 )
         if name in CALL_COUNT_ATTRIBUTES:
             self.check_call_count(node, base, name)
+
+    def is_mock_setup(self, node: tree_sitter.Node) -> bool:
+        """True when the member read is the object of a mock call (`fn.mock.calls`)."""
+        parent = node.parent
+        return (
+            parent is not None
+            and parent.type in ("attribute", "member_expression")
+            and (
+                self.text(
+                    parent.child_by_field_name("attribute")
+                    or parent.child_by_field_name("property")
+                )
+                in CALL_COUNT_ATTRIBUTES | CALLABLE_MEMBERS
+            )
+        )
 
     def check_call_count(self, node: tree_sitter.Node, base: tree_sitter.Node, name: str) -> None:
         spied = self.text(base)
@@ -932,6 +969,29 @@ class _Linter:
             target = parent.child_by_field_name("left") or parent.child_by_field_name("name")
             if target is not None:
                 self.bindings[self.text(target)] = _Binding("mock_internal", "", name)
+        elif parent is not None and parent.type == "decorator":
+            self.bind_decorator_mock(parent, name)
+
+    def bind_decorator_mock(self, decorator: tree_sitter.Node, name: str) -> None:
+        """`@patch(...)` hands the mock to the test as a parameter: the bottom decorator's
+        mock is the first parameter after self."""
+        decorated = decorator.parent
+        if decorated is None or decorated.type != "decorated_definition":
+            return
+        decorators = [child for child in decorated.children if child.type == "decorator"]
+        below = decorators[decorators.index(decorator) + 1 :]
+        position = sum(1 for each in below if "patch" in self.text(each))
+        definition = decorated.child_by_field_name("definition")
+        parameters = definition.child_by_field_name("parameters") if definition else None
+        if parameters is None:
+            return
+        names = [
+            self.text(child)
+            for child in parameters.named_children
+            if child.type == "identifier" and self.text(child) not in ("self", "cls")
+        ]
+        if position < len(names):
+            self.bindings[names[position]] = _Binding("mock_internal", "", name)
 
     def check_attribute_probe(
         self, node: tree_sitter.Node, positional: list[tree_sitter.Node]
