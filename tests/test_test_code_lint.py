@@ -291,3 +291,71 @@ def test_the_lint_depends_on_whether_a_name_is_briefed_not_on_the_name(case, new
         (f.category, f.line) for f in before.findings
     }
     assert after.interface_style == before.interface_style
+
+
+# --- the command line ----------------------------------------------------------------------
+
+
+def write_challenge(folder, briefing: str, files: dict[str, str]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "briefing.md").write_text(briefing)
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+
+
+def fixture_named(name: str) -> LintFixture:
+    return next(f for f in ALL_FIXTURES if f.name == name)
+
+
+def test_cli_exits_1_with_file_line_messages(tmp_path, capsys) -> None:
+    flagged, clean = fixture_named("py_exact_output_format"), fixture_named("js_negative_cli")
+    write_challenge(
+        tmp_path / "price",
+        flagged.briefing,
+        {
+            "tests/test_total.py": flagged.code,
+            "solution.py": "def format_total(c):\n    return 'x'\n",
+            "node_modules/x/y.test.js": "expect(a).toBe('$1.00');\n",
+        },
+    )
+    write_challenge(tmp_path / "wc", clean.briefing, {"wc.test.js": clean.code})
+    code = lint.main([str(tmp_path / "price"), str(tmp_path / "wc")])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 1
+    expected = sorted(expected_findings(flagged), key=lambda pair: pair[1])
+    assert [line.split(": ")[0:2] for line in out] == [
+        [f"{tmp_path / 'price' / 'tests' / 'test_total.py'}:{number}", category]
+        for category, number in expected
+    ]
+
+
+def test_cli_exits_0_on_a_clean_folder(tmp_path, capsys) -> None:
+    clean = fixture_named("ts_negative_briefing_names")
+    write_challenge(tmp_path, clean.briefing, {"__tests__/cart.ts": clean.code})
+    assert lint.main([str(tmp_path), "--quiet"]) == 0
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        ([], "required"),
+        (["{tmp}/absent"], "is not a folder"),
+        (["{tmp}"], "has no briefing"),
+        (["{tmp}", "--briefing", "{tmp}/none.md"], "cannot read the briefing"),
+        (["{tmp}", "--no-such-option"], "unrecognized arguments"),
+    ],
+)
+def test_cli_exits_2_with_one_sentence(tmp_path, capsys, arguments, words) -> None:
+    (tmp_path / "test_x.py").write_text("assert 1\n")
+    assert lint.main([argument.format(tmp=tmp_path) for argument in arguments]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and words in captured.err
+    assert len(captured.err.strip().splitlines()) == 1
+
+
+def test_cli_without_test_files_is_a_usage_error(tmp_path, capsys) -> None:
+    write_challenge(tmp_path, "`f()`", {"solution.py": "def f():\n    pass\n"})
+    assert lint.main([str(tmp_path)]) == 2
+    assert "has no test file" in capsys.readouterr().err

@@ -12,11 +12,14 @@ Pure Python (tree-sitter and its grammars): no duckdb, no dbt. The command line
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
+from typing import NoReturn
 
 import tree_sitter
 import tree_sitter_javascript
@@ -1389,3 +1392,135 @@ def interface_style(styles: set[str]) -> str:
         if style in styles:
             return style
     return "unknown"
+
+
+# --- the command line: a challenge folder, before any attempt exists ---------------------
+
+BRIEFING_FILES = ("briefing.md", "BRIEFING.md", "briefing.txt", "README.md", "readme.md")
+SKIPPED_FOLDERS = frozenset(
+    {"node_modules", ".git", ".venv", "venv", "__pycache__", "dist", "build", ".next"}
+)
+_TEST_FILE = re.compile(
+    r"^(?:test_.*\.py|.*_test\.py|.*\.(?:test|spec)\.(?:js|jsx|ts|tsx|mjs|cjs|mts|cts))$"
+)
+_TEST_FOLDERS = frozenset({"tests", "test", "__tests__", "spec"})
+_EXTENSION_LANGUAGES = {
+    ".py": "python",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".ts": "typescript",
+    ".tsx": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+}
+
+
+class UsageError(Exception):
+    """A command-line input the lint cannot use (said in one sentence)."""
+
+
+def challenge_test_files(folder: Path) -> list[Path]:
+    """The test files of a challenge folder: test_*.py, *_test.py, *.test.* and *.spec.* in
+    the three languages, and every source file under a tests/, test/, __tests__/ or spec/
+    folder (dependencies and build output skipped)."""
+    found = []
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if any(part in SKIPPED_FOLDERS for part in relative.parts[:-1]) or not path.is_file():
+            continue
+        if path.suffix not in _EXTENSION_LANGUAGES:
+            continue
+        in_test_folder = any(part in _TEST_FOLDERS for part in relative.parts[:-1])
+        if _TEST_FILE.match(path.name) or (in_test_folder and path.name != "conftest.py"):
+            found.append(path)
+    return found
+
+
+def lint_challenge_folder(
+    folder: Path, briefing: Path | None = None
+) -> list[tuple[Path, LintResult]]:
+    """Lint every test file of a challenge folder against its briefing (briefing.md,
+    briefing.txt or README.md, unless one is given)."""
+    if not folder.is_dir():
+        raise UsageError(f"{folder} is not a folder")
+    if briefing is None:
+        briefing = next(
+            (folder / name for name in BRIEFING_FILES if (folder / name).is_file()), None
+        )
+        if briefing is None:
+            raise UsageError(
+                f"{folder} has no briefing ({', '.join(BRIEFING_FILES[:4])}); "
+                "pass one with --briefing"
+            )
+    try:
+        briefing_text = briefing.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot read the briefing {briefing}: {error}") from error
+    files = challenge_test_files(folder)
+    if not files:
+        raise UsageError(f"{folder} has no test file (test_*.py, *.test.js, *.spec.ts, tests/...)")
+    results = []
+    for path in files:
+        try:
+            source = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise UsageError(f"cannot read the test file {path}: {error}") from error
+        results.append(
+            (path, lint_test_code(source, _EXTENSION_LANGUAGES[path.suffix], briefing_text))
+        )
+    return results
+
+
+class _OneSentenceParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (usage: {self.prog} FOLDER... [--briefing FILE])")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: python -m challenge_fairness.test_code_lint FOLDER... [--briefing FILE].
+    Prints file:line: category: message for each finding; exit 1 on findings, 0 when clean,
+    2 when the folder, its briefing or its tests cannot be read."""
+    parser = _OneSentenceParser(
+        prog="python -m challenge_fairness.test_code_lint",
+        description="Lint a challenge's tests for checks of the implementation rather than "
+        "the behaviour (names, exact output formats, code layout, library choices).",
+    )
+    parser.add_argument(
+        "folders", type=Path, nargs="+", help="challenge folders (each: a briefing and tests)"
+    )
+    parser.add_argument(
+        "--briefing", type=Path, help="the briefing file (default: found in each folder)"
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="print findings only, not the per-file summary"
+    )
+    try:
+        args = parser.parse_args(argv)
+        results = [
+            each for folder in args.folders for each in lint_challenge_folder(folder, args.briefing)
+        ]
+    except UsageError as error:
+        print(f"challenge_fairness.test_code_lint: {error}.", file=sys.stderr)
+        return 2
+    findings = 0
+    for path, result in results:
+        for finding in result.findings:
+            findings += 1
+            print(
+                f"{path}:{finding.line}: {finding.category}: {finding.message} "
+                f"(rewrite: {finding.suggested_rewrite})"
+            )
+        if not args.quiet:
+            note = f"; {result.reason}" if result.reason else ""
+            print(
+                f"{path}: {len(result.findings)} finding(s), interface {result.interface_style}"
+                f"{note}",
+                file=sys.stderr,
+            )
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
