@@ -359,3 +359,40 @@ def test_cli_without_test_files_is_a_usage_error(tmp_path, capsys) -> None:
     write_challenge(tmp_path, "`f()`", {"solution.py": "def f():\n    pass\n"})
     assert lint.main([str(tmp_path)]) == 2
     assert "has no test file" in capsys.readouterr().err
+
+
+# --- the UDF ------------------------------------------------------------------------------
+
+
+def test_udf_equals_the_pure_lint_row_by_row() -> None:
+    import duckdb
+    from challenge_fairness.registry import register_udfs
+
+    connection = duckdb.connect()
+    register_udfs(connection)
+    rows = [(f.code, f.language, f.briefing) for f in ALL_FIXTURES[:8]]
+    rows += [
+        (None, None, None),
+        ("  ", "python", None),
+        ("x = 1", "ruby", "b"),
+        ("x = 1", None, None),
+    ]
+    connection.execute(
+        "create table cases (n integer, code varchar, language varchar, briefing varchar)"
+    )
+    connection.executemany(
+        "insert into cases values (?, ?, ?, ?)", [(n, *row) for n, row in enumerate(rows)]
+    )
+    results = connection.execute(
+        "select n, cf_lint_test_code(code, language, briefing) from cases order by n"
+    ).fetchall()
+    assert len(results) == len(rows)
+    for (n, got), (code, language, briefing) in zip(results, rows, strict=True):
+        expected = lint.lint_test_code(code, language, briefing)
+        assert got["status"] == expected.status, n
+        assert got["language"] == expected.language
+        assert got["is_language_inferred"] == expected.is_language_inferred
+        assert got["interface_style"] == expected.interface_style
+        assert [(f["category"], f["line"], f["snippet"]) for f in got["findings"]] == [
+            (f.category, f.line, f.snippet) for f in expected.findings
+        ]

@@ -17,7 +17,7 @@ import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import NoReturn
 
@@ -399,6 +399,7 @@ class BriefingContract:
         return bool(stripped) and stripped in self.text
 
 
+@lru_cache(maxsize=4096)
 def briefing_contract(briefing_text: str | None) -> BriefingContract:
     """The names a briefing specifies: every identifier in its code spans, and in its prose
     the call-looking (`name(`), dotted, snake_case and camelCase tokens; file paths count by
