@@ -260,6 +260,26 @@
         'rows': 'results',
     },
     {
+        'name': 'test_code_lint',
+        'mart': 'fct_test_code_lint',
+        'evidence': {
+            'cause_id': "'test_case:' || finding_item",
+            'cause': "'test case ' || finding_item || ' checks the implementation, not the behaviour'",
+        },
+        'gate_suites': ['test_code_checks_behaviour'],
+        'thresholds': [],
+        'requires': ['test_cases.test_code'],
+        'measures': {
+            'test_cases_with_code': ['count(*)', 'int_test_case_code_linted'],
+            'linted_test_cases': ['count(*)', 'int_test_case_code_linted', "lint_status <> 'unsupported_language'"],
+        },
+        'gaps': [
+            ['test_cases_with_code = 0', "'test_cases.test_code: NULL or blank on every clean test case'"],
+            ['test_cases_with_code > 0 and linted_test_cases = 0', "'test_cases.language: no test case in python, javascript or typescript'"],
+        ],
+        'rows': 'linted_test_cases',
+    },
+    {
         'name': 'unicode_coverage',
         'mart': 'fct_string_challenge_unicode_coverage',
         'evidence': {

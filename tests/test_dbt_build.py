@@ -479,7 +479,8 @@ def test_demo_reports_its_planted_biases_and_nothing_else(tmp_path: Path) -> Non
     assert queue.cause_id.iloc[-1] == "family_bias:ch-s04"
     first_tier = queue[queue.priority_tier == 1]
     assert (np.diff(first_tier.harm_score.to_numpy()) <= 0).all()
-    assert len(queue) == 16, queue[["cause_id", "recommended_action"]]
+    assert len(queue) == 18, queue[["cause_id", "recommended_action"]]
+    assert_test_code_lint_found_its_plants(demo, database, items)
     # Every other detector finds its plant, and nothing else.
     detector_lines = summary.split("Other detectors:")[1].split("Great Expectations gate:")[0]
     findings = [line.strip() for line in detector_lines.strip().splitlines()]
@@ -505,6 +506,35 @@ def test_demo_reports_its_planted_biases_and_nothing_else(tmp_path: Path) -> Non
     assert len(shared) == 1 and "ch-t03-01 and ch-t03-02" in shared[0]
     assert not any("not run, missing" in f for f in findings)
     assert_audit_found_exactly_its_plants(demo, database, findings)
+
+
+def assert_test_code_lint_found_its_plants(demo: Any, database: Path, items: Any) -> None:
+    """The test-code lint reports the demo's planted findings exactly; the DIF-planted test
+    case is one queue item citing its line and family; the others are items of their own."""
+    truth = demo.detector_truth["test_code_lint"]
+    found = read_table(
+        database,
+        "select test_case_id, finding.category, finding.line"
+        " from intermediate.int_test_case_code_linted, unnest(findings) as listed(finding)",
+    )
+    assert sorted(map(list, found.itertuples(index=False))) == truth["findings"]
+    linted = read_table(database, "select * from main.fct_test_code_lint").set_index("test_case_id")
+    assert len(linted) == 6 * len(truth["challenges"])
+    assert linted.loc["ch-s07-tc1", "is_language_inferred"]
+    assert set(linted.interface_style) == {"cli", "internal_api"}
+    assert list(linted.index[~linted.is_gate_passing]) == ["ch-s05-tc5", "ch-s07-tc2"]
+    dif = items.loc["test_case:ch-s05-tc3"]  # the lint finding and the DIF: one cause
+    assert dif.detectors == "test_case_bias, test_code_lint" and dif.findings == 2
+    assert dif.lead_model_family == "mistral" and "line 1 (name_expectation)" in dif.lead_evidence
+    for case_id in ("ch-s05-tc5", "ch-s07-tc2"):
+        item = items.loc[f"test_case:{case_id}"]
+        assert item.detectors == "test_code_lint" and item.recommended_action == "fix_tests"
+    gate = read_table(
+        database,
+        "select * from main.fct_fairness_gate_results"
+        " where suite_name = 'test_code_checks_behaviour'",
+    )
+    assert list(gate.outcome) == ["warning"] and list(gate.failing_rows) == [2]
 
 
 # --- F6 briefing and rubric audit: the demo's audit plants, exactly -------------------------

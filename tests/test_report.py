@@ -321,6 +321,26 @@ def _detector_marts() -> dict[str, pd.DataFrame]:
                 }
             ]
         ),
+        "fct_test_code_lint": pd.DataFrame(
+            [
+                {
+                    "test_case_id": "ch-a-tc2",
+                    "first_finding_line": 5,
+                    "first_finding_category": "exact_output_format",
+                    "first_finding_snippet": "assert total() == '<b>$1.00</b>'",
+                    "first_finding_rewrite": "parse the amount and compare numbers",
+                    "finding_count": 2,
+                },
+                {
+                    "test_case_id": "ch-a-tc3",
+                    "first_finding_line": None,
+                    "first_finding_category": None,
+                    "first_finding_snippet": None,
+                    "first_finding_rewrite": None,
+                    "finding_count": 0,
+                },
+            ]
+        ),
         "fct_rubric_item_bias": pd.DataFrame(
             [
                 {
@@ -456,6 +476,7 @@ DETECTOR_SECTIONS = (
     "contamination",
     "instance-overlap",
     "test-case-dif",
+    "test-code-lint",
     "rubric-dif",
     "experiments",
     "irt",
@@ -515,7 +536,14 @@ def test_every_section_is_there_in_reading_order(full_page) -> None:
         set(sections)
     )
     assert "attempts-needed" in sections
-    for key in ("contamination", "test-case-dif", "rubric-dif", "experiments", "gate"):
+    for key in (
+        "contamination",
+        "test-case-dif",
+        "test-code-lint",
+        "rubric-dif",
+        "experiments",
+        "gate",
+    ):
         assert full_page.tables[key] >= 1, key
 
 
@@ -607,6 +635,7 @@ def test_html_is_escaped(full_report: tuple[Path, str]) -> None:
     _, text = full_report
     assert "&lt;points&gt;" in text and "<points>" not in text
     assert "&lt;less&gt;" in text and "<less>" not in text
+    assert "&lt;b&gt;$1.00&lt;/b&gt;" in text and "<b>$1.00</b>" not in text  # test code
 
 
 def test_external_reference_detector_catches_resources() -> None:

@@ -70,7 +70,7 @@ def test_statistics_stage_reads_the_scan_stage_from_files(tmp_path: Path) -> Non
     _, full = platform_built_in_duckdb(tmp_path, attempts=15_000)
     relations = scan_stage_relations(tmp_path / "full")
     assert {"base_platform__attempts", "int_attempt_score_cells_counted"} <= set(relations)
-    assert len(relations) == 14, sorted(relations)
+    assert len(relations) == 15, sorted(relations)
 
     scan_dir = tmp_path / "scan"
     export_scan_stage(full, relations, scan_dir)

@@ -107,6 +107,7 @@ def test_internal_column_names_in_the_source_change_nothing(builds: dict[str, An
         "tags", "briefing_text", "model_id", "model_family", "training_cutoff",
         "test_case_id", "input_text", "passed", "file_path", "content", "document_id",
         "source", "published_at", "rubric_item_id", "description", "max_points", "points",
+        "test_code", "language",
     }  # fmt: skip
     assert staging_columns - contract <= set(INTERNAL_COLUMNS), (
         "a staging column is missing from INTERNAL_COLUMNS: "

@@ -208,3 +208,9 @@ def test_without_the_optional_tables_the_marts_are_empty_and_coverage_says_why(
     assert not coverage["is_available"]
     assert coverage["missing_inputs"] == "optional source tables absent: test_cases, test_results"
     assert coverage["rows_analysed"] == 0
+    lint = read_table(
+        absent["database"],
+        "select * exclude (mart) from main.fct_detector_coverage where detector = 'test_code_lint'",
+    ).iloc[0]
+    assert not lint["is_available"]
+    assert lint["missing_inputs"] == "optional source column absent: test_cases.test_code"

@@ -279,6 +279,10 @@ dif_large_d_dif:
   after: dif_negligible_d_dif
   default: 1.5
   description: "ETS: |MH D-DIF| from this on (and significantly beyond negligible) is large (class C)."
+test_code_lint_gate_categories:
+  type: identifiers
+  default: [implementation_structure, library_usage]
+  description: "Test-code lint categories whose findings fail the gate (suite test_code_checks_behaviour): any of name_expectation, exact_output_format, implementation_structure, library_usage; [] gates none."
 unicode_coverage_tag:
   type: text
   default: string-handling

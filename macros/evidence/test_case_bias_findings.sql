@@ -15,6 +15,12 @@ test_case_families as (
     select * from {{ ref('fct_test_case_family_dif') }}
 ),
 
+{#- the test-code lint's first finding on the test case, cited as the likely cause #}
+test_code_lints as (
+    select * from {{ ref('fct_test_code_lint') }}
+    where finding_count > 0
+),
+
 findings as (
     select
         test_cases.challenge_id,
@@ -27,16 +33,28 @@ findings as (
         lead_family_dif.d_dif_ci_high as ci_high,
         test_cases.gcmh_q_value as q_value,
         cast({{ var('dif_large_d_dif') }} as double) as threshold,
-        'test case ' || test_cases.test_case_id || ': ' || test_cases.reason as evidence,
+        'test case ' || test_cases.test_case_id || ': ' || test_cases.reason
+            || coalesce(
+                '; its code, line ' || cast(test_code_lints.first_finding_line as varchar) || ' ('
+                    || test_code_lints.first_finding_category || '): '
+                    || test_code_lints.first_finding_message,
+                ''
+            ) as evidence,
         'fix_tests' as recommended_action,
         'test case ' || test_cases.test_case_id || ' is passed at different rates by families'
             || ' whose attempts are equally good (differential item functioning): it likely'
             || ' checks names or formats rather than behaviour; rewrite it to test behaviour'
-            as action_reason
+            || coalesce(
+                ' (line ' || cast(test_code_lints.first_finding_line as varchar) || ': '
+                    || test_code_lints.first_finding_rewrite || ')',
+                ''
+            ) as action_reason
     from test_cases
     left join test_case_families as lead_family_dif
         on test_cases.test_case_id = lead_family_dif.test_case_id
         and test_cases.lead_family = lead_family_dif.model_family
+    left join test_code_lints
+        on test_cases.test_case_id = test_code_lints.test_case_id
     where test_cases.is_review_recommended
 )
 

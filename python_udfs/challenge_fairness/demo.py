@@ -76,6 +76,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from challenge_fairness.demo_test_code import add_test_code
+
 ATTEMPTS_SCHEMA = pa.schema(
     [
         ("attempt_id", pa.string()),
@@ -873,6 +875,7 @@ def generate_platform(spec: PlatformSpec = PlatformSpec()) -> Platform:
         tables, detector_truth["briefing_rubric_audit"] = add_audit_tables(
             tables, attempts, agents, agent_family_idx, list(spec.families), spec.seed
         )
+        tables, detector_truth["test_code_lint"] = add_test_code(tables)
     elif spec.test_cases_per_challenge > 0:
         tables.update(
             _test_tables(
@@ -1317,6 +1320,7 @@ AUDIT_DUCKDB_TYPES: dict[str, dict[str, str]] = {
 }
 DUCKDB_TYPES.update(AUDIT_DUCKDB_TYPES)
 OPTIONAL_COLUMN_TYPES.setdefault("challenges", {})["briefing_text"] = "VARCHAR"
+OPTIONAL_COLUMN_TYPES.setdefault("test_cases", {}).update(test_code="VARCHAR", language="VARCHAR")
 
 AUDIT_PLANTS: dict[str, Any] = {
     "neutral_briefing": (

@@ -61,6 +61,7 @@ DETECTOR_MARTS = (
     "fct_challenge_contamination",
     "fct_challenge_instance_overlap",
     "fct_test_case_bias",
+    "fct_test_code_lint",
     "fct_rubric_item_bias",
     "fct_experiment_results",
     "fct_challenge_irt",
@@ -644,6 +645,23 @@ DETECTOR_VIEWS = (
             ("reason", "Reason", _long("reason")),
         ),
         "No test case functions differently by family.",
+    ),
+    DetectorView(
+        "test-code-lint",
+        "Test code that checks the implementation",
+        "fct_test_code_lint",
+        "Test cases whose code checks names, exact formats, the code's layout or a library "
+        "instead of the behaviour (tree-sitter lint; works before any attempt).",
+        lambda frame: frame[frame["finding_count"] > 0],
+        (
+            ("test_case_id", "Test case", ident),
+            ("first_finding_line", "Line", lambda v: fmt_number(v, "{:.0f}")),
+            ("first_finding_category", "Category", fmt_text),
+            ("first_finding_snippet", "Code", fmt_text),
+            ("first_finding_rewrite", "Rewrite", _long("rewrite")),
+            ("finding_count", "Findings", lambda v: fmt_number(v, "{:.0f}")),
+        ),
+        "No test checks the implementation (or no test code was given).",
     ),
     DetectorView(
         "rubric-dif",

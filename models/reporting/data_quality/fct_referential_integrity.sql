@@ -41,6 +41,7 @@
     ('fct_string_challenge_unicode_coverage', 'challenge_id', 'stg_platform__challenges', 'challenge_id'),
     ('fct_test_case_bias', 'challenge_id', 'stg_platform__challenges', 'challenge_id'),
     ('fct_test_case_family_dif', 'test_case_id', 'fct_test_case_bias', 'test_case_id'),
+    ('fct_test_code_lint', 'test_case_id', 'stg_platform__test_cases', 'test_case_id'),
     ('fct_api_memorization_challenges', 'api_name', 'fct_api_memorization', 'api_name'),
     ('fct_api_memorization_challenges', 'challenge_id', 'stg_platform__challenges', 'challenge_id'),
     ('rpt_monthly_bias_report', 'challenge_id', 'stg_platform__challenges', 'challenge_id'),
