@@ -28,6 +28,7 @@ def model(dbt, session):
         "fct_string_challenge_unicode_coverage": dbt.ref("fct_string_challenge_unicode_coverage"),
         "fct_briefing_locale_findings": dbt.ref("fct_briefing_locale_findings"),
         "fct_rubric_item_bias": dbt.ref("fct_rubric_item_bias"),
+        "fct_leaderboard": dbt.ref("fct_leaderboard"),
     }
     return validate_marts(
         {name: relation.df() for name, relation in marts.items()},
