@@ -80,6 +80,7 @@ MARTS_READ = (
     SOURCE_COUNTS,
     REJECTED_ROWS,
     "fct_challenge_attempts_needed",
+    leaderboard_report.LEADERBOARD,
     *DETECTOR_MARTS,
 )
 
@@ -1383,8 +1384,8 @@ def monthly_section(reader: MartReader) -> Section:
 SECTION_BUILDERS: tuple[tuple[str, str, Callable[[MartReader], Section | None]], ...] = (
     ("answer", "What is biased, and what to do", answer_section),
     ("adjusted-effects", "Ability-adjusted family effects", effects_section),
-    ("leaderboard", "Leaderboard impact", leaderboard_report.leaderboard_section),
     ("review-queue", "Review queue", review_queue_section),
+    ("leaderboard", "Leaderboard impact", leaderboard_report.leaderboard_section),
     *(
         (view.key, view.title, (lambda reader, view=view: detector_section(reader, view)))
         for view in DETECTOR_VIEWS
