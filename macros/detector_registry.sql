@@ -369,6 +369,20 @@
         'rows': 'scores',
     },
     {
+        'name': 'leaderboard_impact',
+        'mart': 'fct_leaderboard',
+        'gate_suites': ['leaderboard_ranks_not_moved_by_bias'],
+        'thresholds': ['leaderboard_allowed_rank_move'],
+        'requires': [],
+        'measures': {
+            'status': ['min(status)', 'int_leaderboard_impact_computed'],
+            'reason': ['min(reason)', 'int_leaderboard_impact_computed'],
+            'scored_attempts': ['coalesce(sum(scored_attempts), 0)', 'int_agent_challenge_scores_summarised'],
+        },
+        'gaps': [["status <> 'ok'", 'reason']],
+        'rows': "case when status = 'ok' then scored_attempts else 0 end",
+    },
+    {
         'name': 'rubric_style_lint',
         'mart': 'fct_rubric_style_lint',
         'requires': ['rubric_items'],

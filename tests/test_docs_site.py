@@ -170,7 +170,7 @@ def test_each_detector_models_carry_its_detector_tag(static_docs: Path) -> None:
     by_name = {node["name"]: node for node in models.values()}
 
     declared = _declared_detectors(static_docs)
-    assert len(declared) == 20
+    assert len(declared) == 21
     coverage_detectors = {mart: detector for detector, mart in declared.items()}
     scan_detectors = set(DETECTOR_LITERAL.findall(by_name["int_bias_evidence_unioned"]["raw_code"]))
     detectors = set(coverage_detectors.values()) | scan_detectors

@@ -560,6 +560,7 @@ def test_every_plot_renders_offline(full_page) -> None:
     )
     expected = sorted(
         [("adjusted-effects-forest", ""), ("fairness-score-trend", ""), ("verdict-history", "")]
+        + [("leaderboard-slope", "")]
         + [("combination-heatmap", template_id) for template_id in TEMPLATES]
     )
     assert found == expected

@@ -330,6 +330,46 @@ clustering_remove_agent_level:
   type: boolean
   default: true
   description: Remove each agent's overall level (skill) before clustering.
+leaderboard_score:
+  type: choice
+  values: [challenge_mean, attempt_mean]
+  default: challenge_mean
+  description: "How the platform scores an agent on its leaderboard: challenge_mean (the mean over challenges of the agent's mean score, each challenge weighted once) or attempt_mean (the mean over its scored attempts); docs/leaderboard.md."
+leaderboard_min_challenges:
+  type: integer
+  min: 1
+  default: 10
+  description: Challenges (cells meeting leaderboard_min_cell_attempts) an agent needs to be ranked.
+leaderboard_min_cell_attempts:
+  type: integer
+  min: 1
+  default: 1
+  description: Scored attempts an agent x challenge cell needs to count on the leaderboard.
+leaderboard_interval_level:
+  type: number
+  min: 0
+  min_exclusive: true
+  max: 1
+  max_exclusive: true
+  default: 0.95
+  description: Level of the bootstrap rank intervals and of the rank-change intervals that decide "beyond chance".
+leaderboard_bootstrap_resamples:
+  type: integer
+  min: 1
+  max: 1000000
+  default: 1000
+  description: Bootstrap resamples over challenges for the leaderboard's intervals.
+leaderboard_bootstrap_seed:
+  type: integer
+  min: 0
+  max: 4294967295
+  default: 20260401
+  description: Seed of the leaderboard bootstrap.
+leaderboard_allowed_rank_move:
+  type: integer
+  min: 0
+  default: 0
+  description: "Gate (leaderboard_ranks_not_moved_by_bias): places the bias-adjusted leaderboard may move an agent, beyond chance, before the gate fails."
 combination_tier_width:
   type: number
   min: 0

@@ -11,6 +11,10 @@ scans as (
     select * from {{ ref('rpt_daily_bias_scan') }}
 ),
 
+leaderboard_impacts as (
+    select * from {{ ref('fct_leaderboard_challenge_impact') }}
+),
+
 causes_keyed as (
     select
         *,
@@ -82,6 +86,21 @@ challenge_lists as (
     group by week_start, item_cause_id
 ),
 
+{#- Leaderboard impact (fct_leaderboard_challenge_impact, the current leaderboard): the
+    agents the cause's most consequential flagged challenge moves when its family effects
+    are taken out, and the largest move; NULL when none of its challenges is flagged. #}
+leaderboard_moves as (
+    select
+        challenge_actions.week_start,
+        challenge_actions.item_cause_id,
+        max(leaderboard_impacts.agents_moved_adjusted) as leaderboard_agents_moved,
+        max(leaderboard_impacts.largest_move_adjusted) as leaderboard_largest_move
+    from challenge_actions
+    inner join leaderboard_impacts
+        on challenge_actions.challenge_id = leaderboard_impacts.challenge_id
+    group by challenge_actions.week_start, challenge_actions.item_cause_id
+),
+
 cause_summaries as (
     select
         week_start,
@@ -148,7 +167,9 @@ harm_measured as (
             ) then 2
             else 1
         end as priority_tier,
-        first_scans.first_scan_date
+        first_scans.first_scan_date,
+        leaderboard_moves.leaderboard_agents_moved,
+        leaderboard_moves.leaderboard_largest_move
     from cause_summaries
     inner join challenge_lists
         on cause_summaries.week_start = challenge_lists.week_start
@@ -156,6 +177,9 @@ harm_measured as (
     inner join first_scans
         on cause_summaries.week_start = first_scans.week_start
         and cause_summaries.cause_id = first_scans.cause_id
+    left join leaderboard_moves
+        on cause_summaries.week_start = leaderboard_moves.week_start
+        and cause_summaries.cause_id = leaderboard_moves.item_cause_id
 ),
 
 prioritised as (
@@ -194,6 +218,17 @@ select
     cast(min_q_value as double) as min_q_value,
     cast(attempts_affected as bigint) as attempts_affected,
     cast(harm_score as double) as harm_score,
+    cast(leaderboard_agents_moved as bigint) as leaderboard_agents_moved,
+    cast(leaderboard_largest_move as bigint) as leaderboard_largest_move,
+    cast(
+        case
+            when leaderboard_agents_moved is not null
+                then 'moves ' || leaderboard_agents_moved || ' agent'
+                    || case when leaderboard_agents_moved = 1 then '' else 's' end
+                    || ', up to ' || leaderboard_largest_move || ' rank'
+                    || case when leaderboard_largest_move = 1 then '' else 's' end
+        end as varchar
+    ) as leaderboard_impact,
     cast(priority_tier as bigint) as priority_tier,
     cast(new_findings as bigint) as new_findings,
     cast(scan_date as date) as scan_date,

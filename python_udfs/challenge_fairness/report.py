@@ -35,6 +35,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch, Rectangle  # noqa: E402
 from matplotlib.typing import RcKeyType  # noqa: E402
 
+from challenge_fairness import leaderboard_report  # noqa: E402
 from challenge_fairness.marts_database import (  # noqa: E402
     MartsUnavailable,
     connect_read_only,
@@ -80,6 +81,7 @@ MARTS_READ = (
     SOURCE_COUNTS,
     REJECTED_ROWS,
     "fct_challenge_attempts_needed",
+    leaderboard_report.LEADERBOARD,
     *DETECTOR_MARTS,
 )
 
@@ -363,6 +365,9 @@ def answer_section(reader: MartReader) -> Section:
                     f"{fmt_number(_percent(latest['platform_fairness_score']), '{:.0f}')} %",
                 )
             )
+    leaderboard_fact = leaderboard_report.first_screen_fact(reader)
+    if leaderboard_fact is not None:
+        section.facts.append(leaderboard_fact)
     if not reader.has(REVIEW_QUEUE):
         section.missing_marts.append(REVIEW_QUEUE)
         return section
@@ -1398,6 +1403,7 @@ SECTION_BUILDERS: tuple[tuple[str, str, Callable[[MartReader], Section | None]],
     ("answer", "What is biased, and what to do", answer_section),
     ("adjusted-effects", "Ability-adjusted family effects", effects_section),
     ("review-queue", "Review queue", review_queue_section),
+    ("leaderboard", "Leaderboard impact", leaderboard_report.leaderboard_section),
     *(
         (view.key, view.title, (lambda reader, view=view: detector_section(reader, view)))
         for view in DETECTOR_VIEWS

@@ -10,9 +10,11 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
+from challenge_fairness import leaderboard_report
 from challenge_fairness.marts_database import (
     MartsUnavailable,
     connect_read_only,
@@ -60,6 +62,7 @@ MARTS = (
     "rpt_monthly_bias_report",
     "rpt_daily_bias_scan",
     "rpt_review_queue",
+    "fct_leaderboard",
     "rpt_flagged_challenge_score_distributions",
     "fct_combination_tiers",
     "fct_equivalent_combination_pools",
@@ -69,6 +72,12 @@ MARTS = (
 
 def _rows(connection: duckdb.DuckDBPyConnection, sql: str) -> list[tuple]:
     return connection.sql(sql).fetchall()
+
+
+def _dict_rows(connection: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
+    """Rows as column -> value (a column an older build lacks is simply absent)."""
+    relation = connection.sql(sql)
+    return [dict(zip(relation.columns, row, strict=True)) for row in relation.fetchall()]
 
 
 REQUIRED = ("fct_challenge_verdicts",)  # without it nothing was built: the summary stops
@@ -135,23 +144,28 @@ def _verdict_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[s
 
 def _review_queue_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
     """This week's review queue (rpt_review_queue): one item per cause, most harmful first."""
-    rows = _rows(
+    rows = _dict_rows(
         connection,
-        f"""select priority, recommended_action, cause, challenges, challenge_ids, harm_score,
-            week_start, scan_date, priority_tier
+        f"""select *
         from {schema}.rpt_review_queue where is_latest_week order by priority""",
     )
     if not rows:
         return ["What to do: nothing to review (no findings in the latest scan)"]
-    week, scan = rows[0][6], rows[0][7]
+    week, scan = rows[0]["week_start"], rows[0]["scan_date"]
     lines = [
         f"What to do (review queue, week of {week}, scan of {scan}): {len(rows)} items, one per"
         " root cause; challenge-level biases first, most harmful first"
     ]
-    for priority, action, cause, n, challenge_ids, harm, _week, _scan, tier in rows:
+    for row in rows:
+        n, challenge_ids = row["challenges"], row["challenge_ids"]
         listed = challenge_ids if n <= 3 else f"{n} challenges: {challenge_ids}"
-        label = action.replace("_", " ").upper() + TIER_NOTES.get(tier, "")
-        lines.append(f"  {priority}. {label}: {cause} [{listed}; harm {harm:,.0f}]")
+        label = row["recommended_action"].replace("_", " ").upper()
+        label += TIER_NOTES.get(row["priority_tier"], "")
+        moves = f"; {row['leaderboard_impact']}" if row.get("leaderboard_impact") else ""
+        lines.append(
+            f"  {row['priority']}. {label}: {row['cause']} [{listed}; harm"
+            f" {row['harm_score']:,.0f}{moves}]"
+        )
     return lines
 
 
@@ -477,6 +491,7 @@ def _clustering_conclusion(connection: duckdb.DuckDBPyConnection, schema: str) -
 SECTIONS = (
     SummarySection("Verdicts", ("fct_challenge_verdicts",), _verdict_lines),
     SummarySection("What to do", ("rpt_review_queue",), _review_queue_lines),
+    SummarySection("Leaderboard", ("fct_leaderboard",), leaderboard_report.summary_lines),
     SummarySection(
         "Verdict history",
         ("fct_challenge_verdict_history", "rpt_platform_fairness_score"),

@@ -29,6 +29,7 @@ def model(dbt, session):
         "fct_briefing_locale_findings": dbt.ref("fct_briefing_locale_findings"),
         "fct_rubric_item_bias": dbt.ref("fct_rubric_item_bias"),
         "fct_test_code_lint": dbt.ref("fct_test_code_lint"),
+        "fct_leaderboard": dbt.ref("fct_leaderboard"),
     }
     return validate_marts(
         {name: relation.df() for name, relation in marts.items()},
