@@ -56,6 +56,79 @@ def seed_flags(texts: list[str]) -> list[bool]:
     return [k in ids for k in range(len(texts))]
 
 
+def seed_after(texts: list[str]) -> tuple[list[bool], list[set[str]]]:
+    """The seed rules as the marts apply them now: a locale rule's unspecified match, a
+    curated domain term defined neither by its definition regex nor in the briefing's own
+    words; with the curated terms' matched texts of each briefing (jargon skips them)."""
+    from challenge_fairness.detectors.briefing_text import is_defined
+
+    briefings = pd.DataFrame({"briefing_id": range(len(texts)), "briefing_text": texts})
+    with duckdb.connect() as connection:
+        connection.register("briefings", briefings)
+        for name in ("briefing_locale_rules", "briefing_domain_terms"):
+            connection.execute(
+                f"create table {name} as select * from read_csv("
+                f"'{ROOT / 'seeds' / name}.csv', all_varchar = true, header = true)"
+            )
+        locale = connection.sql(
+            """
+            select distinct briefing_id from briefings, briefing_locale_rules as rules
+            where regexp_matches(briefing_text, rules.regex)
+                and not coalesce(regexp_matches(briefing_text, rules.specification_regex), false)
+            """
+        ).fetchall()
+        domain = connection.sql(
+            """
+            select briefing_id, briefing_text, regexp_extract_all(briefing_text, terms.regex),
+                coalesce(regexp_matches(briefing_text, terms.definition_regex), false)
+            from briefings, briefing_domain_terms as terms
+            where regexp_matches(briefing_text, terms.regex)
+            """
+        ).fetchall()
+    flags = [False] * len(texts)
+    curated: list[set[str]] = [set() for _ in texts]
+    for (k,) in locale:
+        flags[k] = True
+    for k, text, matched, defined in domain:
+        curated[k].update(m.lower() for m in matched)
+        if not defined and not is_defined(text, matched[0]):
+            flags[k] = True
+    return flags, curated
+
+
+def after_flags(
+    texts: list[str], max_zipf: float | None = None, acronym_max_zipf: float | None = None
+) -> list[bool]:
+    """Whether the marts flag each text now (seed rules, library findings, jargon)."""
+    from challenge_fairness.detectors import briefing_text as audit
+
+    words = audit.JARGON_MAX_ZIPF if max_zipf is None else max_zipf
+    acronyms = audit.JARGON_ACRONYM_MAX_ZIPF if acronym_max_zipf is None else acronym_max_zipf
+    flags, curated = seed_after(texts)
+    result = []
+    for text, flag, terms in zip(texts, flags, curated, strict=True):
+        jargon = [
+            t
+            for t in audit.jargon_terms(text, words, acronyms)
+            if not t.is_defined and t.term.lower() not in terms
+        ]
+        result.append(flag or bool(audit.locale_findings(text)) or bool(jargon))
+    return result
+
+
+def sweep(rows: list[dict[str, str]]) -> list[tuple[float, float, float, float, float]]:
+    """(word threshold, acronym threshold, precision, recall, F1) over a grid."""
+    texts = [row["text"] for row in rows]
+    grid = []
+    for words in (1.5, 2.0, 2.25, 2.5, 2.75, 3.0):
+        for acronyms in (2.0, 2.5, 2.75, 3.0, 3.25):
+            result = scores(rows, after_flags(texts, words, acronyms))
+            precision, recall = float(result["precision"]), float(result["recall"])  # type: ignore[arg-type]
+            f1 = 2 * precision * recall / (precision + recall)
+            grid.append((words, acronyms, precision, recall, f1))
+    return grid
+
+
 def scores(rows: list[dict[str, str]], flags: list[bool]) -> dict[str, object]:
     """Precision, recall, counts, and recall and false positives per kind."""
     tp = sum(f and r["label"] == "assumption" for r, f in zip(rows, flags, strict=True))
@@ -87,10 +160,19 @@ def scores(rows: list[dict[str, str]], flags: list[bool]) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="all", choices=("dev", "test", "all"))
-    split = parser.parse_args().split
-    rows = load(split)
+    parser.add_argument("--sweep", action="store_true", help="jargon thresholds, on the split")
+    arguments = parser.parse_args()
+    rows = load(arguments.split)
     texts = [row["text"] for row in rows]
-    result = {"split": split, "before": scores(rows, seed_flags(texts))}
+    if arguments.sweep:
+        for words, acronyms, precision, recall, f1 in sweep(rows):
+            print(f"{words:5.2f} {acronyms:5.2f}  P {precision:.3f}  R {recall:.3f}  F1 {f1:.3f}")
+        return
+    result = {
+        "split": arguments.split,
+        "before": scores(rows, seed_flags(texts)),
+        "after": scores(rows, after_flags(texts)),
+    }
     print(json.dumps(result, indent=1))
 
 
