@@ -57,10 +57,11 @@ def seed_flags(texts: list[str]) -> list[bool]:
 
 
 def seed_after(texts: list[str]) -> tuple[list[bool], list[set[str]]]:
-    """The seed rules as the marts apply them now: a locale rule's unspecified match, a
-    curated domain term defined neither by its definition regex nor in the briefing's own
-    words; with the curated terms' matched texts of each briefing (jargon skips them)."""
-    from challenge_fairness.detectors.briefing_text import is_defined
+    """The seed rules as the marts apply them now: a locale rule's unspecified match that
+    the briefing does not explain (span_explained), a curated domain term defined neither
+    by its definition regex nor in the briefing's own words; with the curated terms'
+    matched texts of each briefing (jargon skips them)."""
+    from challenge_fairness.detectors.briefing_text import is_defined, span_explained
 
     briefings = pd.DataFrame({"briefing_id": range(len(texts)), "briefing_text": texts})
     with duckdb.connect() as connection:
@@ -72,7 +73,9 @@ def seed_after(texts: list[str]) -> tuple[list[bool], list[set[str]]]:
             )
         locale = connection.sql(
             """
-            select distinct briefing_id from briefings, briefing_locale_rules as rules
+            select briefing_id, briefing_text, rules.category,
+                regexp_extract_all(briefing_text, rules.regex)
+            from briefings, briefing_locale_rules as rules
             where regexp_matches(briefing_text, rules.regex)
                 and not coalesce(regexp_matches(briefing_text, rules.specification_regex), false)
             """
@@ -87,8 +90,13 @@ def seed_after(texts: list[str]) -> tuple[list[bool], list[set[str]]]:
         ).fetchall()
     flags = [False] * len(texts)
     curated: list[set[str]] = [set() for _ in texts]
-    for (k,) in locale:
-        flags[k] = True
+    for k, text, category, matches in locale:
+        start = 0
+        for matched in matches:  # leftmost, non-overlapping: positions in order
+            position = text.index(matched, start) + 1
+            start = position - 1 + len(matched)
+            if not span_explained(text, category, position, matched):
+                flags[k] = True
     for k, text, matched, defined in domain:
         curated[k].update(m.lower() for m in matched)
         if not defined and not is_defined(text, matched[0]):

@@ -410,6 +410,21 @@ def _holiday_explained(text: str, start: int, end: int) -> bool:
     return bool(_DATE_STATED.search(_sentence_around(text, start, end)))
 
 
+def span_explained(text: str, category: str, match_position: int, matched_text: str) -> bool:
+    """Whether the briefing explains a locale span found by any rule (a seed rule too): it
+    defines the span, or for a unit gives the metric quantity or a conversion in the same
+    sentence, for a holiday its date."""
+    start = match_position - 1
+    end = start + len(matched_text)
+    if is_defined(text, matched_text):
+        return True
+    if category == "unit":
+        return _unit_explained(text, start, end)
+    if category == "holiday":
+        return _holiday_explained(text, start, end)
+    return False
+
+
 def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), m.group()) for m in pattern.finditer(text) if m.group().strip()]
 
@@ -437,13 +452,14 @@ def locale_findings(text: str | None) -> list[LocaleFinding]:
                 for match in phonenumbers.PhoneNumberMatcher(
                     text, region, leniency=phonenumbers.Leniency.VALID
                 ):
-                    raw = match.raw_string
+                    raw = match.raw_string.strip("()[]")
                     if (
                         (match.start, match.end) in seen
                         or raw.startswith("+")
                         or sum(c.isdigit() for c in raw) < 8
                         or _AMBIGUOUS_DATE.fullmatch(raw)
-                        or re.fullmatch(r"\d{4}-\d{2}-\d{2}|\d+[.,]\d+|\d+", raw)
+                        or re.search(r"\d{4}-\d{2}-\d{2}", raw)
+                        or re.fullmatch(r"\d+[.,]\d+|\d+", raw)
                     ):
                         continue
                     seen.add((match.start, match.end))
@@ -696,6 +712,30 @@ def term_defined_udf(texts: pa.ChunkedArray, terms: pa.ChunkedArray) -> pa.Array
     )
 
 
+def span_explained_udf(
+    texts: pa.ChunkedArray,
+    categories: pa.ChunkedArray,
+    positions: pa.ChunkedArray,
+    matched: pa.ChunkedArray,
+) -> pa.Array:
+    """cf_briefing_span_explained(text, category, position, matched_text)."""
+    return pa.array(
+        [
+            None
+            if None in (text, category, position, span)
+            else span_explained(text, category, int(position), span)
+            for text, category, position, span in zip(
+                texts.to_pylist(),
+                categories.to_pylist(),
+                positions.to_pylist(),
+                matched.to_pylist(),
+                strict=True,
+            )
+        ],
+        pa.bool_(),
+    )
+
+
 UDFS: tuple[UdfSpec, ...] = (
     UdfSpec("cf_briefing_locale_findings", locale_findings_udf, ("VARCHAR",), LOCALE_FINDING_TYPE),
     UdfSpec(
@@ -705,4 +745,10 @@ UDFS: tuple[UdfSpec, ...] = (
         JARGON_TERM_TYPE,
     ),
     UdfSpec("cf_briefing_term_defined", term_defined_udf, ("VARCHAR", "VARCHAR"), pa.bool_()),
+    UdfSpec(
+        "cf_briefing_span_explained",
+        span_explained_udf,
+        ("VARCHAR", "VARCHAR", "BIGINT", "VARCHAR"),
+        pa.bool_(),
+    ),
 )
