@@ -361,8 +361,8 @@ _AMBIGUOUS_DATE = re.compile(
     r"(?<![\d/.-])(0?[1-9]|1[0-2])([/.-])(0?[1-9]|1[0-2])(?:\2(\d{4}|\d{2}))?(?![\d/-]|\.\d)"
 )
 _CUSTOM = re.compile(
-    r"(?i)\b(?:the |by the |under the |as |in the )?(?:usual|customary|standard|normal|normally"
-    r"|traditional|conventional|regular)\b(?:\s+\w+){0,2}?\s+(?:rules?|way|practice|etiquette"
+    r"(?i)\b(?:the |by the |under the |as |in the )?(?:usual|usually|customary|standard"
+    r"|normal|normally|traditional|conventional|regular)\b(?:\s+\w+){0,2}?\s+(?:rules?|way|practice|etiquette"
     r"|manner|conventions?|do|does|style)\b|\bas an? [a-z]+ would\b|\b[A-Z][a-z]+ style\b"
 )
 
