@@ -334,6 +334,7 @@
         'mart': 'fct_briefing_locale_findings',
         'evidence': {
             'cause': "'briefing of ' || challenge_id || ' assumes a locale'",
+            'explains_family_bias': true,
         },
         'gate_suites': ['briefings_locale_neutral'],
         'thresholds': [],
@@ -347,6 +348,7 @@
         'mart': 'fct_briefing_domain_assumptions',
         'evidence': {
             'cause': "'briefing of ' || challenge_id || ' relies on unstated domain knowledge'",
+            'explains_family_bias': true,
         },
         'requires': ['challenges.briefing_text'],
         'measures': {'briefings': ['count(*)', 'stg_platform__challenge_briefings']},

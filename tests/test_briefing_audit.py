@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import re
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,30 @@ from conftest import REPO_ROOT, read_table, run_dbt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+sys.path.insert(0, str(REPO_ROOT / "bench"))
+import bench_briefing_audit  # noqa: E402
+
 pytestmark = pytest.mark.dbt
 SEEDS = REPO_ROOT / "seeds"
+# Library findings (maintained data) and jargon: (text, [(rule_id, matched)], jargon terms
+# flagged); with the consumer's overrides below (Diwali silenced, phone numbers reworded).
+LIBRARY_CASES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
+    ("No deliveries on Boxing Day.", (("named_holiday", "Boxing Day"),), ()),
+    ("No deliveries on Boxing Day (26 December).", (), ()),
+    ("Staff double before Diwali.", (), ()),  # silenced by the consumer's override
+    ("Call the desk at 020 7946 0958.", (("national_phone_number", "020 7946 0958"),), ()),
+    ("Tickets cost 120 kr for adults.", (("cldr_currency_amount", "120 kr"),), ()),
+    ("The tank holds 12 gallons (45 litres).", (), ()),
+    ("Store the BSN of every tenant.", (("national_identifier", "BSN"),), ()),
+    ("Map each line to its HCPCS code.", (), ("HCPCS",)),
+    ("Map each line to its HCPCS (Healthcare Common Procedure Coding System) code.", (), ()),
+    ("Make it GDPR compliant: GDPR means users can export and erase their data.", (), ()),
+)
+PHONE_REWORDED = "A national phone number: ask for E.164."
+OVERRIDES = [
+    {"rule_id": "named_holiday", "matched_text": "diwali", "action": "silence"},
+    {"rule_id": "national_phone_number", "action": "reword", "description": PHONE_REWORDED},
+]
 RANDOM_BRIEFINGS = 12
 RANDOM_TOKENS = (
     ("ambiguous_numeric_date", "03/04/2025"),
@@ -73,9 +96,21 @@ def write_consumer_seeds(project: Path, reviews: list[dict[str, str]]) -> None:
         csv.writer(out, lineterminator="\n").writerows([*rows, list(audit_fixtures.EXTRA_RULE)])
     columns = ["challenge_id", "rule_id", "matched_text", "reviewed_by", "decision", "note"]
     pd.DataFrame(reviews, columns=columns).to_csv(project / "seeds" / "my_reviews.csv", index=False)
+    override_columns = [
+        "rule_id",
+        "matched_text",
+        "action",
+        "description",
+        "suggested_neutral_form",
+        "note",
+    ]
+    pd.DataFrame(OVERRIDES, columns=override_columns).to_csv(
+        project / "seeds" / "my_overrides.csv", index=False
+    )
     text_types = {
         "my_locale_rules": rows[0],
         "my_reviews": columns,
+        "my_overrides": override_columns,
     }
     yaml = "version: 2\nseeds:\n" + "".join(
         f"  - name: {name}\n    config:\n      column_types:\n"
@@ -94,7 +129,8 @@ def briefing_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     ]
     randoms = random_briefings()
     domain = audit_fixtures.DOMAIN_CASES
-    n = len(cases) + len(randoms) + len(domain)
+    labelled = bench_briefing_audit.load("test")
+    n = len(cases) + len(randoms) + len(domain) + len(LIBRARY_CASES) + len(labelled)
     platform = generate_platform(
         PlatformSpec(
             seed=3,
@@ -107,7 +143,13 @@ def briefing_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     )
     challenges = platform.tables["challenges"]
     ids = challenges.column("challenge_id").to_pylist()
-    texts = [c[0] for c in cases] + [r[0] for r in randoms] + [d[0] for d in domain]
+    texts = (
+        [c[0] for c in cases]
+        + [r[0] for r in randoms]
+        + [d[0] for d in domain]
+        + [c[0] for c in LIBRARY_CASES]
+        + [row["text"] for row in labelled]
+    )
     competitive = {ids[0], ids[1]}  # case 0 reviewed, case 1 not
     tags = [
         list(t or []) + (["competitive"] if c in competitive else [])
@@ -147,6 +189,7 @@ def briefing_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         dbt_vars={
             "briefing_locale_rules_seed": "my_locale_rules",
             "briefing_finding_reviews_seed": "my_reviews",
+            "briefing_audit_overrides_seed": "my_overrides",
         },
     )
     assert run.success, run.output
@@ -158,6 +201,9 @@ def briefing_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "domain": domain,
         "offset_random": len(cases),
         "offset_domain": len(cases) + len(randoms),
+        "offset_library": len(cases) + len(randoms) + len(domain),
+        "labelled": labelled,
+        "offset_labelled": len(cases) + len(randoms) + len(domain) + len(LIBRARY_CASES),
     }
 
 
@@ -240,16 +286,72 @@ def test_domain_terms_flagged_only_without_definition(briefing_build: dict[str, 
     found = read_table(
         briefing_build["database"], "select * from main.fct_briefing_domain_assumptions"
     )
+    found = found[found.term_source == "curated"]
+    assert (found.severity == "high").all() and found.zipf_frequency.isna().all()
     offset = briefing_build["offset_domain"]
     expected = {
         (briefing_build["ids"][offset + k], term, flagged)
         for k, (_, term, flagged) in enumerate(briefing_build["domain"])
     }
+    library = briefing_build["ids"][briefing_build["offset_library"] :]
+    found = found[~found.challenge_id.isin(library)]
     actual = set(zip(found.challenge_id, found.term_id, found.is_flagged, strict=True))
     assert actual == expected
     for row in found.itertuples():
         text = briefing_build["domain"][briefing_build["ids"].index(row.challenge_id) - offset][0]
         assert text.index(row.matched_text) + 1 == row.match_position
+
+
+def test_library_findings_jargon_overrides_and_definitions(briefing_build: dict[str, Any]) -> None:
+    """Each library case gives exactly its library findings (source not seed_rule) and its
+    flagged jargon; the consumer's overrides silence Diwali and reword phone numbers; a
+    curated term defined in the briefing's own words is not flagged."""
+    locale = findings(briefing_build)
+    domain = read_table(
+        briefing_build["database"], "select * from main.fct_briefing_domain_assumptions"
+    )
+    offset = briefing_build["offset_library"]
+    for k, (text, expected, jargon) in enumerate(LIBRARY_CASES):
+        challenge_id = briefing_build["ids"][offset + k]
+        rows = locale[locale.challenge_id == challenge_id]
+        assert sorted(zip(rows.rule_id, rows.matched_text, strict=True)) == sorted(expected), text
+        assert (rows.source != "seed_rule").all()
+        for row in rows.itertuples():
+            assert text[row.match_position - 1 :].startswith(row.matched_text)
+            if row.rule_id == "national_phone_number":
+                assert row.rule_description == PHONE_REWORDED
+        terms = domain[(domain.challenge_id == challenge_id) & domain.is_flagged]
+        assert sorted(terms.matched_text) == sorted(jargon), text
+        candidates = domain[
+            (domain.challenge_id == challenge_id) & (domain.term_source == "word_frequency")
+        ]
+        assert (candidates.severity == "candidate").all()
+        assert (candidates.zipf_frequency < 3.0).all()
+        assert sorted(candidates.rarity_rank) == list(range(1, len(candidates) + 1))
+    gdpr = domain[
+        (domain.challenge_id == briefing_build["ids"][offset + len(LIBRARY_CASES) - 1])
+        & (domain.term_id == "gdpr")
+    ]
+    assert len(gdpr) == 1 and not gdpr.is_flagged.iloc[0]
+
+
+def test_marts_flag_the_labelled_briefings_as_the_bench_reports(
+    briefing_build: dict[str, Any],
+) -> None:
+    """The held-out split of the labelled set through the marts: a briefing is flagged
+    exactly when bench/bench_briefing_audit.py says so (its numbers are the marts')."""
+    locale = findings(briefing_build)
+    domain = read_table(
+        briefing_build["database"], "select * from main.fct_briefing_domain_assumptions"
+    )
+    flagged = set(locale.challenge_id) | set(domain.challenge_id[domain.is_flagged])
+    labelled = briefing_build["labelled"]
+    offset = briefing_build["offset_labelled"]
+    marts = [briefing_build["ids"][offset + k] in flagged for k in range(len(labelled))]
+    bench = bench_briefing_audit.after_flags([row["text"] for row in labelled])
+    assert marts == bench
+    result = bench_briefing_audit.scores(labelled, marts)
+    assert result["precision"] >= 0.95 and result["recall"] >= 0.75, result
 
 
 def test_locale_gate_suite_fails_naming_the_unreviewed_competitive_finding(

@@ -415,6 +415,22 @@ rubric_style_rules_seed:
   type: identifier
   default: rubric_style_rules
   description: Seed (or model) with the rubric style-wording rules.
+briefing_audit_overrides_seed:
+  type: identifier
+  default: briefing_audit_overrides
+  description: Seed (or model) that silences or rewords the library locale findings and jargon terms.
+briefing_jargon_max_zipf:
+  type: number
+  min: 0
+  max: 8
+  default: 2.25
+  description: A word rarer than this Zipf frequency in English (wordfreq) and not defined in the briefing is a jargon candidate.
+briefing_jargon_acronym_max_zipf:
+  type: number
+  min: 0
+  max: 8
+  default: 3.0
+  description: The same for acronyms (all capitals).
 bias_scan_date:
   type: date
   nullable: true

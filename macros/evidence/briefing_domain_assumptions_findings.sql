@@ -11,6 +11,18 @@ domain_assumptions as (
     select * from {{ ref('fct_briefing_domain_assumptions') }}
 ),
 
+verdicts as (
+    select * from {{ ref('fct_challenge_verdicts') }}
+),
+
+{#- a jargon candidate (severity 'candidate') is evidence only where it can explain a
+    flagged family bias; a curated term is a queue item on its own #}
+flagged_challenges as (
+    select challenge_id
+    from verdicts
+    where verdict = 'flagged'
+),
+
 findings as (
     select
         challenge_id,
@@ -29,6 +41,10 @@ findings as (
             || '") without stating the requirement: state it in the briefing' as action_reason
     from domain_assumptions
     where is_flagged
+        and (
+            severity = 'high'
+            or challenge_id in (select challenge_id from flagged_challenges)
+        )
 )
 
 select * from findings

@@ -11,6 +11,19 @@ locale_findings as (
     select * from {{ ref('fct_briefing_locale_findings') }}
 ),
 
+verdicts as (
+    select * from {{ ref('fct_challenge_verdicts') }}
+),
+
+{#- a finding on any challenge whose verdict is flagged can explain its family bias, tagged
+    competitive or not; the tag only makes an unreviewed finding a queue item on its own
+    (and a gate failure) #}
+flagged_challenges as (
+    select challenge_id
+    from verdicts
+    where verdict = 'flagged'
+),
+
 findings as (
     select
         challenge_id,
@@ -24,13 +37,20 @@ findings as (
         cast(null as double) as q_value,
         cast(null as double) as threshold,
         'its briefing assumes a locale: "' || matched_text || '" (' || rule_description
-            || ') in a competitive challenge, not reviewed' as evidence,
+            || ') in a '
+            || case when is_competitive then 'competitive challenge' else 'challenge' end
+            || ', not reviewed' as evidence,
         'fix_briefing' as recommended_action,
-        'a competitive briefing must not assume a locale: replace "' || matched_text
+        case when is_competitive then 'a competitive briefing' else 'a briefing' end
+            || ' must not assume a locale: replace "' || matched_text
             || '" with ' || coalesce(suggested_neutral_form, 'a locale-neutral form')
             as action_reason
     from locale_findings
     where needs_review
+        or (
+            not is_reviewed
+            and challenge_id in (select challenge_id from flagged_challenges)
+        )
 )
 
 select * from findings
