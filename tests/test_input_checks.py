@@ -149,3 +149,35 @@ def test_a_new_database_is_created_when_the_raw_tables_come_from_parquet(
     )
     assert run.success, run.output
     assert database.exists()
+
+
+def test_a_type_that_is_not_the_contracts_or_a_safe_cast_stops_the_run(
+    raw_folder: Path, tmp_path: Path
+) -> None:
+    """Issue 32, item 3: a BOOLEAN score would be read as 0/1 points, an epoch number as a
+    timestamp; both stop the run at start naming table, column, found and expected type."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    folder = copy_folder(raw_folder, tmp_path)
+    attempts = pq.read_table(raw_folder / "attempts.parquet")
+    score = attempts.schema.get_field_index("score")
+    submitted = attempts.schema.get_field_index("submitted_at")
+    wrong = attempts.set_column(
+        score, "score", pc.greater(pc.fill_null(attempts["score"], 0), 50)
+    ).set_column(submitted, "submitted_at", pc.cast(attempts["submitted_at"], pa.int64()))
+    pq.write_table(wrong, folder / "attempts.parquet")
+    run = run_on_parquet(folder, tmp_path)
+    assert not run.success
+    where = f"in the parquet folder raw_parquet_dir = '{folder}'"
+    assert f"column attempts.score {where} is BOOLEAN, expected DOUBLE (or" in run.output
+    assert f"column attempts.submitted_at {where} is BIGINT, expected TIMESTAMP (or" in run.output
+    assert ATTEMPTS_CONTRACT in run.output
+
+    # documented safe casts pass: integer ids, DECIMAL scores, text timestamps
+    safe = attempts.set_column(
+        score, "score", pc.cast(attempts["score"], pa.decimal128(6, 2))
+    ).set_column(submitted, "submitted_at", pc.cast(attempts["submitted_at"], pa.string()))
+    pq.write_table(safe, folder / "attempts.parquet")
+    run = run_on_parquet(folder, tmp_path)
+    assert run.success, run.output

@@ -2,8 +2,8 @@
     on-run-start: before anything is built, check that the required raw tables the selected
     models read exist with the contract's columns, in the parquet folder `raw_parquet_dir`
     or in schema `challenge_fairness_raw_schema` of the target database. Any problem stops
-    the run with one message: which table or column is missing, where it looked, and what
-    the contract expects. Optional tables and columns are not checked. Commands that do not
+    the run with one message: which table or column is missing or has a type the contract
+    does not accept (check_raw_types.sql), where it looked, and what the contract expects. Optional tables and columns are not checked. Commands that do not
     build (parse, compile, docs, seed, run-operation) and selections that read no raw
     table skip the check.
 #}
@@ -31,6 +31,7 @@
 
     {%- set problems = [] -%}
     {%- set found = {} -%}
+    {%- set relations = {} -%}
     {%- set parquet_dir = var('raw_parquet_dir', none) -%}
     {%- if parquet_dir -%}
         {%- set folder = (parquet_dir | string).rstrip('/') -%}
@@ -50,6 +51,7 @@
                 {%- set described = run_query(
                     "describe select * from read_parquet('" ~ (path | replace("'", "''")) ~ "')") -%}
                 {%- do found.update({table: described.columns[0].values() | map('lower') | list}) -%}
+                {%- do relations.update({table: "read_parquet('" ~ (path | replace("'", "''")) ~ "')"}) -%}
             {%- endif -%}
         {%- endfor -%}
     {%- else -%}
@@ -76,6 +78,8 @@
                         ~ (in_schema.keys() | sort | join(', ') or 'none') ~ ")") -%}
                 {%- else -%}
                     {%- do found.update({table: in_schema[identifier]}) -%}
+                    {%- do relations.update({table: challenge_fairness._quoted_relation(
+                        first.database, first.schema, read_sources[table].identifier)}) -%}
                 {%- endif -%}
             {%- endfor -%}
         {%- endif -%}
@@ -92,6 +96,14 @@
                 {%- do problems.append("table " ~ table ~ " in " ~ where ~ " lacks column(s) "
                     ~ (missing | join(', ')) ~ " (it has: " ~ (found[table] | join(', ')) ~ ")") -%}
                 {%- do broken.append(table) -%}
+            {%- elif target.type == 'duckdb' -%}
+                {#- Types by contract (check_raw_types.sql): found, expected, safe casts. -#}
+                {%- set wrong = challenge_fairness._raw_type_problems(table, where,
+                    challenge_fairness._raw_column_types(relations[table]), contract[table]) -%}
+                {%- if wrong -%}
+                    {%- do problems.extend(wrong) -%}
+                    {%- do broken.append(table) -%}
+                {%- endif -%}
             {%- endif -%}
         {%- else -%}
             {%- do broken.append(table) -%}
