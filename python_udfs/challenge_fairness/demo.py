@@ -1527,7 +1527,7 @@ def _quote(identifier: str) -> str:
 def foreign_raw_tables(target: str, schema: str = "raw", parquet: bool = False) -> list[str]:
     """The platform tables already at `target` (a DuckDB file's `schema`, or a parquet folder)
     that this generator did not write (no DEMO_MARKER): what writing there would replace."""
-    names = sorted(SCHEMAS) + sorted(set(OPTIONAL_COLUMN_TYPES) - set(SCHEMAS))
+    names = sorted(set(SCHEMAS) | set(DUCKDB_TYPES))
     if parquet:
         folder = Path(target)
         if folder.exists() and not folder.is_dir():
