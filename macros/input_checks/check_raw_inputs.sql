@@ -36,10 +36,15 @@
     {%- if parquet_dir -%}
         {%- set folder = (parquet_dir | string).rstrip('/') -%}
         {%- set where = "the parquet folder raw_parquet_dir = '" ~ folder ~ "'" -%}
-        {%- set files = run_query(
+        {#- DuckDB would expand * ? [ ] { } in the folder's path (a glob): refused. -#}
+        {%- set has_glob = modules.re.search('[*?\\[\\]{}]', folder) is not none -%}
+        {%- set files = [] if has_glob else run_query(
             "select parse_filename(file) from glob('" ~ (folder ~ '/*') | replace("'", "''")
             ~ "') order by 1").columns[0].values() | list -%}
-        {%- if not files -%}
+        {%- if has_glob -%}
+            {%- do problems.append("raw_parquet_dir = '" ~ folder ~ "' holds glob characters"
+                ~ " (* ? [ ] { }), which DuckDB would expand: rename the folder") -%}
+        {%- elif not files -%}
             {%- do problems.append("no files in " ~ where ~ ": the folder does not exist or is empty") -%}
         {%- endif -%}
         {%- for table in tables if files -%}
