@@ -390,6 +390,11 @@ check_history:
   type: boolean
   default: true
   description: "Each run re-reads the history: the raw rows already folded (checked against what was validated) and the data tests tagged scans:history. false (a daily increment): the folded rows are only counted and those tests skipped (docs/operations.md)."
+history_head_rows:
+  type: integer
+  min: 0
+  default: 10000
+  description: "Every run, also a daily one with check_history false, compares the checksum of the first this many raw rows already folded (attempts, rubric scores) with what was validated: a raw table replaced or rewritten from the start stops the run asking for --full-refresh, at the cost of hashing these rows (0: off)."
 parquet_export_dir:
   type: path
   nullable: true
