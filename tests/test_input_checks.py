@@ -223,6 +223,17 @@ def test_what_the_run_start_can_see_stops_the_run_with_its_own_cause(
     )
     assert built.n[0] == 0  # stopped before any model
 
+    run = run_dbt(
+        READ_ALL,
+        database=tmp_path / "marts.duckdb",
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(raw_folder), "bias_scan_date": "2020-01-01"},
+    )
+    assert not run.success
+    assert "bias_scan_date = 2020-01-01 is before every attempt (the first was submitted on" in (
+        run.output
+    )
+
     run = run_on_parquet(str(folder) + "/[ab]", tmp_path)
     assert not run.success
     assert "holds glob characters" in run.output

@@ -6,7 +6,8 @@
         fail as a binder error): the table, the column, what the table has;
       - fairness_gate_suites names a suite twice;
       - raw_parquet_dir or parquet_export_dir is a file, not a folder, or holds glob
-        characters (DuckDB would expand * ? [ in a path).
+        characters (DuckDB would expand * ? [ in a path);
+      - bias_scan_date before every attempt (the scan would judge nothing).
     Commands that do not build skip it, as check_raw_inputs does.
 #}
 {% macro check_run_start() -%}
@@ -14,6 +15,10 @@
         {{ return('') }}
     {%- endif -%}
     {%- set problems = [] -%}
+    {%- set selected_models = [] -%}
+    {%- for unique_id in selected_resources -%}
+        {%- do selected_models.append(unique_id.split('.')[-1]) -%}
+    {%- endfor -%}
 
     {#- Duplicated gate suites. -#}
     {%- set suites = var('fairness_gate_suites', none) -%}
@@ -47,11 +52,21 @@
         {%- endfor -%}
     {%- endif -%}
 
+    {#- A scan date before every attempt: the scan would judge nothing (one aggregate over
+        the raw timestamps, only when bias_scan_date is set). -#}
+    {%- set scan_date = var('bias_scan_date', none) -%}
+    {%- if scan_date and target.type == 'duckdb' and 'base_platform__attempts' in selected_models
+        and not challenge_fairness.scan_stage_from_files() -%}
+        {%- set first = run_query("select cast(min(try_cast(submitted_at as timestamp)) as date) from "
+            ~ challenge_fairness._raw_table_relation('attempts')).rows[0][0] -%}
+        {%- if first is not none and (scan_date | string) < (first | string) -%}
+            {%- do problems.append("bias_scan_date = " ~ scan_date ~ " is before every attempt (the"
+                ~ " first was submitted on " ~ first ~ "): the scan would judge nothing; give a"
+                ~ " date on or after " ~ first) -%}
+        {%- endif -%}
+    {%- endif -%}
+
     {#- Optional tables present without a column their staging model reads. -#}
-    {%- set selected_models = [] -%}
-    {%- for unique_id in selected_resources -%}
-        {%- do selected_models.append(unique_id.split('.')[-1]) -%}
-    {%- endfor -%}
     {%- if target.type == 'duckdb' and not challenge_fairness.scan_stage_from_files() -%}
         {%- for table, columns in challenge_fairness._optional_input_columns().items() -%}
             {%- if ('base_platform__' ~ table) in selected_models and challenge_fairness.source_table_exists(table) -%}
