@@ -1,7 +1,8 @@
 """Optional inputs are judged like required ones (issue 32, item 4): an optional table that is
-present but wholly (or beyond fairness_gate_max_rejected_share) rejected makes its detectors
-unavailable with the reason in fct_detector_coverage, and the gate reports it as unusable
-input (optional_table_unusable), instead of "available, 0 rows analysed" and a green gate."""
+present but wholly (or beyond fairness_gate_max_optional_rejected_share) rejected makes its
+detectors unavailable with the reason in fct_detector_coverage, and the gate reports it as
+unusable input (optional_table_unusable), instead of "available, 0 rows analysed" and a
+green gate."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def test_a_wholly_rejected_optional_table_makes_its_detector_unavailable(tmp_pat
     assert not coverage.is_available
     assert coverage.missing_inputs.startswith(
         f"optional table test_results unusable: {results.num_rows} of {results.num_rows} raw"
-        " rows rejected (above fairness_gate_max_rejected_share = 0.05"
+        " rows rejected (above fairness_gate_max_optional_rejected_share = 0.5"
     )
     checked = read_table(
         database,

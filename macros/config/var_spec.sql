@@ -247,6 +247,12 @@ fairness_gate_max_rejected_share:
   max: 1
   default: 0.05
   description: Share of the raw attempts that may be rejected before the gate calls the input unusable (docs/gate.md).
+fairness_gate_max_optional_rejected_share:
+  type: number
+  min: 0
+  max: 1
+  default: 0.5
+  description: "Share of an optional table's raw rows (test_results, rubric_scores, ...) that may be rejected before its detectors are unavailable and the gate calls it unusable input (optional_table_unusable; docs/gate.md). Looser than the attempts' share: small optional tables often carry a few bad rows."
 fairness_gate_allow_no_testable_challenges:
   type: boolean
   default: false

@@ -8,13 +8,13 @@
     then its gaps and its rows analysed over those measures.
 #}
 {%- set detectors = challenge_fairness.detector_registry() %}
-{%- set max_share = challenge_fairness.validated_var('fairness_gate_max_rejected_share') %}
+{%- set max_share = challenge_fairness.validated_var('fairness_gate_max_optional_rejected_share') %}
 with
 
 {% for detector in detectors %}
 {%- set missing = challenge_fairness.detector_missing_inputs(detector) %}
 {#- An optional table it requires that is present but unusable (every row, or more than
-    fairness_gate_max_rejected_share of its rows, rejected) is a gap too, judged like the
+    fairness_gate_max_optional_rejected_share of its rows, rejected) is a gap too, judged like the
     required tables (the gate's optional_table_unusable). -#}
 {%- set input_gaps = [] %}
 {%- for input in detector['requires'] if '.' not in input %}
@@ -22,7 +22,7 @@ with
 {%- do input_gaps.append([
     "(select rejected_rows > " ~ max_share ~ " * raw_rows " ~ counted ~ ")",
     "(select 'optional table " ~ input ~ " unusable: ' || rejected_rows || ' of ' || raw_rows"
-    ~ " || ' raw rows rejected (above fairness_gate_max_rejected_share = " ~ max_share
+    ~ " || ' raw rows rejected (above fairness_gate_max_optional_rejected_share = " ~ max_share
     ~ "; see fct_rejected_rows)' " ~ counted ~ ")"]) %}
 {%- endfor %}
 {%- set gaps = input_gaps + detector['gaps'] %}
