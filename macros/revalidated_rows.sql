@@ -34,11 +34,16 @@
       count and, when var `check_history` is true, the sum of `checksum` (an
       expression on alias `raw`: the hash of the values as read), which takes one pass
       over every raw row folded before; and the number of rejected rows whose id was
-      edited in place (the other copies of their new key are not read again).
+      edited in place (the other copies of their new key are not read again); and, when
+      the table keeps its rows, the checksum of the first `history_head_rows` of them, raw
+      and stored, compared in every run (a replaced or rewritten table).
     The model compares `raw_kept` with what it stored, and stops the run on a difference.
 #}
 {% macro revalidated_rows(raw, id_column, columns, checksum, also_ids=none, rejected_before='rejection_reason is not null', watermark_column='source_row_number', ids_without_history=none, stores_rows=true, clean_before='rejection_reason is null', id_hash_column=none, dropped_references=[]) -%}
 {%- set stored = stored_maximum(watermark_column) %}
+{%- for stored_column in [id_hash_column, 'row_checksum' if stores_rows else none] if stored_column and execute %}
+    {%- do challenge_fairness._require_stored_column(stored_column) %}
+{%- endfor %}
 {%- set last_row_number = -1 if stored is none else stored %}
 {%- set reread_ids_select -%}
     select cast(raw.{{ id_column }} as string) as id
@@ -174,6 +179,20 @@ raw_kept as (
         {%- else %}
         null as checksum,
         {%- endif %}
+        {#- The head of the table (var history_head_rows), checked in every run: a raw
+            table replaced or rewritten from its start is caught without a full pass. #}
+        {%- set head_rows = var('history_head_rows', 10000) | int %}
+        {%- if stores_rows and head_rows > 0 %}
+        sum({{ checksum }}) filter (where raw.source_row_number <= {{ head_rows }}) as head_checksum,
+        (
+            select sum(kept.row_checksum)
+            from {{ this }} as kept
+            where kept.{{ clean_before }} and kept.source_row_number <= {{ head_rows }}
+        ) as stored_head_checksum,
+        {%- else %}
+        null as head_checksum,
+        null as stored_head_checksum,
+        {%- endif %}
         (select coalesce(sum(changed_keys), 0) from scanned) as changed_keys
     from {{ raw }} as raw
     where raw.source_row_number <= {{ last_row_number }}
@@ -210,6 +229,7 @@ where raw_kept.kept_rows <> previous_kept.kept_rows
     or raw_kept.checksum is distinct from previous_kept.checksum
     {%- endif %}
     or raw_kept.changed_keys > 0
+    or raw_kept.head_checksum is distinct from raw_kept.stored_head_checksum
 {%- endmacro %}
 
 {#
@@ -223,6 +243,7 @@ where raw_kept.kept_rows <> previous_kept.kept_rows
     {%- if not is_incremental() -%}
         {{ return(false) }}
     {%- endif -%}
+    {%- do challenge_fairness._require_stored_column(column) -%}
     {%- set stale = run_query(
         'select count(*) from ' ~ this ~ ' where ' ~ column ~ ' is distinct from (' ~ current ~ ')') -%}
     {{ return(stale.columns[0].values()[0] == 0) }}
@@ -237,5 +258,22 @@ where raw_kept.kept_rows <> previous_kept.kept_rows
     {%- if not is_incremental() -%}
         {{ return(none) }}
     {%- endif -%}
+    {%- do challenge_fairness._require_stored_column(column) -%}
     {{ return(run_query('select max(' ~ column ~ ') from ' ~ this).columns[0].values()[0]) }}
+{%- endmacro %}
+
+{#
+    An incremental run reads columns of the model's stored table; a table built by an older
+    version of the package may lack one: stop with the upgrade sentence (run
+    --full-refresh once), not a binder error.
+#}
+{% macro _require_stored_column(column) -%}
+    {%- set stored = adapter.get_columns_in_relation(this) | map(attribute='name') | map('lower') | list -%}
+    {%- if stored and (column | lower) not in stored -%}
+        {{ exceptions.raise_compiler_error(
+            this.identifier ~ ": the stored table " ~ this ~ " lacks column " ~ column
+            ~ ", so it was built by an older version of challenge_fairness: run"
+            ~ " dbt build --full-refresh once after an upgrade (it rebuilds every table from"
+            ~ " the raw tables)") }}
+    {%- endif -%}
 {%- endmacro %}

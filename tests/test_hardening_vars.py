@@ -104,6 +104,12 @@ def render_configuration_doc() -> str:
         "(`min_attempts: '100'` is refused); YAML reads `1e-3` as text, write `0.001`. Text vars",
         "(tags, dates, paths) enter SQL only as quoted literals (`sql_string_literal`).",
         "",
+        "A var given in `--vars` whose name is close to one of these (`min_attempt`,",
+        "`fairness_gate_severty`) stops the run naming both (`unknown var min_attempt: did you",
+        "mean min_attempts?`); a name close to none is left alone (your project's own vars).",
+        "Values in `--vars` are rendered by dbt (Jinja) before the package sees them: a value",
+        "holding `{{ ... }}` or `{% ... %}` is evaluated by dbt first, not taken as text.",
+        "",
         "| var | default | accepts | meaning |",
         "|---|---|---|---|",
     ]
@@ -253,6 +259,23 @@ def test_bad_values_name_the_var_the_value_and_what_it_accepts(
         assert text in run.output, text
     schemata = read_table(raw_database, "select schema_name from information_schema.schemata")
     assert "staging" not in set(schemata.schema_name)
+
+
+@pytest.mark.dbt
+def test_a_misspelt_var_stops_the_run_naming_the_var_it_resembles(
+    raw_database: Path, tmp_path: Path
+) -> None:
+    """Issue 32, item 5: `min_attempt` and `fairness_gate_severty` were ignored silently."""
+    run = run_dbt(
+        ["compile", "--select", "int_bias_scan_date"],
+        database=raw_database,
+        work_dir=tmp_path,
+        dbt_vars={"min_attempt": 50, "fairness_gate_severty": "warn", "my_team_label": "x"},
+    )
+    assert not run.success
+    assert "unknown var min_attempt: did you mean min_attempts?" in run.output
+    assert "unknown var fairness_gate_severty: did you mean fairness_gate_severity?" in run.output
+    assert "my_team_label" not in run.output  # a name close to none is the project's own
 
 
 @pytest.mark.dbt

@@ -310,8 +310,9 @@ def test_a_raw_row_edited_in_place_stops_the_run(
 def test_a_daily_run_counts_the_history_without_reading_it(
     builds: dict[str, Any], tmp_path: Path
 ) -> None:
-    """With var check_history false the raw rows already folded are counted, not read: a
-    deleted row still stops the run, an edit in place waits for a run that checks."""
+    """With var check_history false the raw rows already folded are counted, not read (but
+    for the first history_head_rows): a deleted row still stops the run, an edit in place in
+    the head too, one past it waits for a run that checks."""
     model, daily = "base_platform__attempts", {"check_history": False}
     edited, deleted = tmp_path / "edited.duckdb", tmp_path / "deleted.duckdb"
     for database in (edited, deleted):
@@ -323,8 +324,19 @@ def test_a_daily_run_counts_the_history_without_reading_it(
             "delete from raw.attempts where rowid = (select min(source_row_number)"
             " from staging.base_platform__attempts where rejection_reason is null)"
         )
+    # the edit is in the table's head (its first clean row): every run checks the head's
+    # checksum (var history_head_rows), so even the daily run stops
     run = run_dbt(
-        ["run", "--select", model], database=edited, work_dir=tmp_path / "e1", dbt_vars=daily
+        ["run", "--select", model], database=edited, work_dir=tmp_path / "e0", dbt_vars=daily
+    )
+    assert not run.success
+    assert "append-only log; run dbt build --full-refresh" in run.output
+    # an edit past the head (here: no head checked) waits for a run that checks the history
+    run = run_dbt(
+        ["run", "--select", model],
+        database=edited,
+        work_dir=tmp_path / "e1",
+        dbt_vars={**daily, "history_head_rows": 0},
     )
     assert run.success, run.output
     run = run_dbt(["run", "--select", model], database=edited, work_dir=tmp_path / "e2")

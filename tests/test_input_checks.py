@@ -10,7 +10,7 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 from challenge_fairness.demo import PlatformSpec, generate_platform, write_parquet
-from conftest import DbtRun, run_dbt
+from conftest import DbtRun, read_table, run_dbt
 
 pytestmark = pytest.mark.dbt
 
@@ -150,3 +150,91 @@ def test_a_new_database_is_created_when_the_raw_tables_come_from_parquet(
     )
     assert run.success, run.output
     assert database.exists()
+
+
+def test_a_type_that_is_not_the_contracts_or_a_safe_cast_stops_the_run(
+    raw_folder: Path, tmp_path: Path
+) -> None:
+    """Issue 32, item 3: a BOOLEAN score would be read as 0/1 points, an epoch number as a
+    timestamp; both stop the run at start naming table, column, found and expected type."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    folder = copy_folder(raw_folder, tmp_path)
+    attempts = pq.read_table(raw_folder / "attempts.parquet")
+    score = attempts.schema.get_field_index("score")
+    submitted = attempts.schema.get_field_index("submitted_at")
+    wrong = attempts.set_column(
+        score, "score", pc.greater(pc.fill_null(attempts["score"], 0), 50)
+    ).set_column(submitted, "submitted_at", pc.cast(attempts["submitted_at"], pa.int64()))
+    pq.write_table(wrong, folder / "attempts.parquet")
+    run = run_on_parquet(folder, tmp_path)
+    assert not run.success
+    where = f"in the parquet folder raw_parquet_dir = '{folder}'"
+    assert f"column attempts.score {where} is BOOLEAN, expected DOUBLE (or" in run.output
+    assert f"column attempts.submitted_at {where} is BIGINT, expected TIMESTAMP (or" in run.output
+    assert ATTEMPTS_CONTRACT in run.output
+
+    # documented safe casts pass: integer ids, DECIMAL scores, text timestamps
+    safe = attempts.set_column(
+        score, "score", pc.cast(attempts["score"], pa.decimal128(6, 2))
+    ).set_column(submitted, "submitted_at", pc.cast(attempts["submitted_at"], pa.string()))
+    pq.write_table(safe, folder / "attempts.parquet")
+    run = run_on_parquet(folder, tmp_path)
+    assert run.success, run.output
+
+
+def test_what_the_run_start_can_see_stops_the_run_with_its_own_cause(
+    raw_folder: Path, tmp_path: Path
+) -> None:
+    """Issue 32, item 8: a duplicated gate suite, an export folder that is a file, a folder
+    path with glob characters and an optional table without a column its staging reads each
+    stop the run before anything is built, with their own cause (not a binder error or a
+    failure after the whole build)."""
+    import pyarrow as pa
+
+    folder = copy_folder(raw_folder, tmp_path)
+    pq.write_table(
+        pa.table({"attempt_id": ["a"], "test_case_id": ["t"], "outcome": [True]}),
+        folder / "test_results.parquet",
+    )
+    export = tmp_path / "exports.parquet"
+    export.write_text("not a folder")
+    run = run_dbt(
+        [*READ_ALL, "base_platform__test_results"],
+        database=tmp_path / "marts.duckdb",
+        work_dir=tmp_path,
+        dbt_vars={
+            "raw_parquet_dir": str(folder),
+            "parquet_export_dir": str(export),
+            "fairness_gate_suites": ["challenge_verdicts_not_flagged"] * 2,
+        },
+    )
+    assert not run.success
+    assert "challenge_fairness stops before building anything" in run.output
+    assert "fairness_gate_suites lists challenge_verdicts_not_flagged twice" in run.output
+    assert f"parquet_export_dir = '{export}' is a file, not a folder" in run.output
+    assert (
+        "optional table test_results is present but lacks column(s) passed"
+        " (it has: attempt_id, test_case_id, outcome"
+    ) in run.output
+    built = read_table(
+        tmp_path / "marts.duckdb",
+        "select count(*) as n from information_schema.tables where table_schema <> 'main'",
+    )
+    assert built.n[0] == 0  # stopped before any model
+
+    run = run_dbt(
+        READ_ALL,
+        database=tmp_path / "marts.duckdb",
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(raw_folder), "bias_scan_date": "2020-01-01"},
+    )
+    assert not run.success
+    assert "bias_scan_date = 2020-01-01 is before every attempt (the first was submitted on" in (
+        run.output
+    )
+
+    run = run_on_parquet(str(folder) + "/[ab]", tmp_path)
+    assert not run.success
+    assert "holds glob characters" in run.output

@@ -12,7 +12,7 @@ from conftest import REPO_ROOT
 README = REPO_ROOT / "README.md"
 MAKEFILE = REPO_ROOT / "Makefile"
 DOCS = REPO_ROOT / "docs"
-MAX_LINES = 250
+MAX_LINES = 260  # 250 until issue 32 added the Troubleshooting section
 # Pages the README links that other work items write (merged before CI): they must be linked.
 REQUIRED_DOCS = {
     "docs/configuration.md",

@@ -13,6 +13,7 @@
             {%- do problems.append(problem) -%}
         {%- endif -%}
     {%- endfor -%}
+    {%- do problems.extend(challenge_fairness._close_unknown_var_problems(spec)) -%}
     {%- if not problems -%}
         {%- for name, rule in spec.items() -%}
             {%- set problem = challenge_fairness._var_cross_problem(name, rule, spec) -%}

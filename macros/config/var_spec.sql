@@ -247,6 +247,12 @@ fairness_gate_max_rejected_share:
   max: 1
   default: 0.05
   description: Share of the raw attempts that may be rejected before the gate calls the input unusable (docs/gate.md).
+fairness_gate_max_optional_rejected_share:
+  type: number
+  min: 0
+  max: 1
+  default: 0.5
+  description: "Share of an optional table's raw rows (test_results, rubric_scores, ...) that may be rejected before its detectors are unavailable and the gate calls it unusable input (optional_table_unusable; docs/gate.md). Looser than the attempts' share: small optional tables often carry a few bad rows."
 fairness_gate_allow_no_testable_challenges:
   type: boolean
   default: false
@@ -450,6 +456,11 @@ check_history:
   type: boolean
   default: true
   description: "Each run re-reads the history: the raw rows already folded (checked against what was validated) and the data tests tagged scans:history. false (a daily increment): the folded rows are only counted and those tests skipped (docs/operations.md)."
+history_head_rows:
+  type: integer
+  min: 0
+  default: 10000
+  description: "Every run, also a daily one with check_history false, compares the checksum of the first this many raw rows already folded (attempts, rubric scores) with what was validated: a raw table replaced or rewritten from the start stops the run asking for --full-refresh, at the cost of hashing these rows (0: off)."
 parquet_export_dir:
   type: path
   nullable: true

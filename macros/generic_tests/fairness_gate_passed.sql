@@ -11,7 +11,8 @@
     (challenge, combination, ...), the family, the value and the threshold. Under
     `dbt --quiet` (which hides info logs) the lines are print()ed; otherwise logged, so
     they also reach dbt's log file. The same lines open the compiled SQL as a comment,
-    which run_results.json keeps (`compiled_code`).
+    which run_results.json keeps (`compiled_code`). Values from the data are escaped
+    (`terminal_safe`): a control character in an id cannot forge a line.
 #}
 {% test fairness_gate_passed(model, finding_kinds=['fairness_finding'], fixed_severity=none) %}
 {%- set configured = (fixed_severity if fixed_severity is not none else var('fairness_gate_severity', 'error')) | string | lower -%}
@@ -38,8 +39,9 @@
     {%- for row in found.rows -%}
         {%- do lines.append(
             "FAIRNESS GATE (" ~ configured ~ ") " ~ labels.get(row[0], row[0] | upper) ~ " "
-            ~ loop.index ~ "/" ~ (found.rows | length) ~ " [" ~ row[1] ~ "] "
-            ~ (row[2] | replace('\n', ' | '))) -%}
+            ~ loop.index ~ "/" ~ (found.rows | length) ~ " ["
+            ~ challenge_fairness.terminal_safe(row[1]) ~ "] "
+            ~ challenge_fairness.terminal_safe(row[2] | replace('\n', ' | '))) -%}
     {%- endfor -%}
     {%- if lines -%}
         {%- if 'fairness_finding' in finding_kinds and configured == 'warn' -%}

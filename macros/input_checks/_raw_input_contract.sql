@@ -1,7 +1,8 @@
 {#
     The required raw tables and columns of the source contract (README "Source contract"),
     table -> [(column, DuckDB type)]. Staging casts each value and rejects bad ones per row,
-    so the types say what is expected, and only a missing table or column stops the run.
+    so the types say what is expected; a missing table or column, or a type that is neither
+    the contract's nor a safe cast of it (check_raw_types.sql), stops the run.
     Optional tables and columns (macros/optional_sources.sql) are not listed: absent is fine.
 #}
 {% macro _raw_input_contract() -%}

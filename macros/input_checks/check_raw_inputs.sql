@@ -3,8 +3,8 @@
     models read exist with the contract's columns, in the parquet folder `raw_parquet_dir`
     (a file `<table>.parquet` or a folder `<table>/` whose files with rows all have them)
     or in schema `challenge_fairness_raw_schema` of the target database. Any problem stops
-    the run with one message: which table or column is missing, where it looked, and what
-    the contract expects. Optional tables and columns are not checked. Commands that do not
+    the run with one message: which table or column is missing or has a type the contract
+    does not accept (check_raw_types.sql), where it looked, and what the contract expects. Optional tables and columns are not checked. Commands that do not
     build (parse, compile, docs, seed, run-operation) and selections that read no raw
     table skip the check.
 #}
@@ -33,17 +33,23 @@
     {%- set problems = [] -%}
     {%- set found = {} -%}
     {%- set broken = [] -%}
+    {%- set relations = {} -%}
     {%- set parquet_dir = var('raw_parquet_dir', none) -%}
     {%- if parquet_dir -%}
         {%- set folder = (parquet_dir | string).rstrip('/') -%}
         {%- set where = "the parquet folder raw_parquet_dir = '" ~ folder ~ "'" -%}
+        {#- DuckDB would expand * ? [ ] { } in the folder's path (a glob): refused. -#}
+        {%- set has_glob = modules.re.search('[*?\\[\\]{}]', folder) is not none -%}
         {#- what the folder holds: its files and its first-level folders (tables as folders) -#}
-        {%- set files = run_query(
+        {%- set files = [] if has_glob else run_query(
             "select distinct split_part(file[" ~ (folder | length + 2) ~ ":], '/', 1)"
             ~ " || case when file[" ~ (folder | length + 2) ~ ":] like '%/%' then '/' else '' end"
             ~ " from glob(" ~ challenge_fairness.sql_string_literal(folder ~ '/**') ~ ") order by 1"
         ).columns[0].values() | list -%}
-        {%- if not files -%}
+        {%- if has_glob -%}
+            {%- do problems.append("raw_parquet_dir = '" ~ folder ~ "' holds glob characters"
+                ~ " (* ? [ ] { }), which DuckDB would expand: rename the folder") -%}
+        {%- elif not files -%}
             {%- do problems.append("no files in " ~ where ~ ": the folder does not exist or is empty") -%}
         {%- endif -%}
         {%- for table in tables if files -%}
@@ -68,10 +74,16 @@
                     {%- do union.extend(file.columns | reject('in', union) | list) -%}
                 {%- endfor -%}
                 {%- do found.update({table: union}) -%}
+                {%- set paths = [] -%}
+                {%- for file in with_rows -%}{%- do paths.append(challenge_fairness.sql_string_literal(file.path)) -%}{%- endfor -%}
+                {%- do relations.update({table: "read_parquet([" ~ (paths | join(', ')) ~ "], union_by_name = true, hive_partitioning = "
+                    ~ ('true' if with_rows | selectattr('partitioned') | list else 'false') ~ ")"}) -%}
             {%- else -%}
                 {%- set described = run_query("describe select * from read_parquet("
                     ~ challenge_fairness.sql_string_literal(location.files[0].path) ~ ")") -%}
                 {%- do found.update({table: described.columns[0].values() | map('lower') | list}) -%}
+                {%- do relations.update({table: "read_parquet("
+                    ~ challenge_fairness.sql_string_literal(location.files[0].path) ~ ")"}) -%}
             {%- endif -%}
         {%- endfor -%}
     {%- else -%}
@@ -98,6 +110,8 @@
                         ~ (in_schema.keys() | sort | join(', ') or 'none') ~ ")") -%}
                 {%- else -%}
                     {%- do found.update({table: in_schema[identifier]}) -%}
+                    {%- do relations.update({table: challenge_fairness._quoted_relation(
+                        first.database, first.schema, read_sources[table].identifier)}) -%}
                 {%- endif -%}
             {%- endfor -%}
         {%- endif -%}
@@ -113,6 +127,14 @@
                 {%- do problems.append("table " ~ table ~ " in " ~ where ~ " lacks column(s) "
                     ~ (missing | join(', ')) ~ " (it has: " ~ (found[table] | join(', ')) ~ ")") -%}
                 {%- do broken.append(table) -%}
+            {%- elif target.type == 'duckdb' -%}
+                {#- Types by contract (check_raw_types.sql): found, expected, safe casts. -#}
+                {%- set wrong = challenge_fairness._raw_type_problems(table, where,
+                    challenge_fairness._raw_column_types(relations[table]), contract[table]) -%}
+                {%- if wrong -%}
+                    {%- do problems.extend(wrong) -%}
+                    {%- do broken.append(table) -%}
+                {%- endif -%}
             {%- endif -%}
         {%- else -%}
             {%- do broken.append(table) -%}

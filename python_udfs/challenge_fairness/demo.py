@@ -76,6 +76,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from challenge_fairness.cli_guard import (
+    DEMO_MARKER,
+    DEMO_PARQUET_KEY,
+    Refused,
+    is_duckdb_file,
+    run_cli,
+)
 from challenge_fairness.demo_test_code import add_test_code
 
 ATTEMPTS_SCHEMA = pa.schema(
@@ -1520,8 +1527,48 @@ def _quote(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
+def foreign_raw_tables(target: str, schema: str = "raw", parquet: bool = False) -> list[str]:
+    """The platform tables already at `target` (a DuckDB file's `schema`, or a parquet folder)
+    that this generator did not write (no DEMO_MARKER): what writing there would replace."""
+    names = sorted(set(SCHEMAS) | set(DUCKDB_TYPES))
+    if parquet:
+        folder = Path(target)
+        if folder.exists() and not folder.is_dir():
+            raise Refused(f"--parquet-dir {target} is a file, not a folder")
+        foreign = []
+        for name in names:
+            path = folder / f"{name}.parquet"
+            if path.exists():
+                try:
+                    metadata = pq.read_schema(path).metadata or {}
+                except (OSError, pa.ArrowException):
+                    metadata = {}
+                if DEMO_PARQUET_KEY not in metadata:
+                    foreign.append(f"{name}.parquet")
+        return foreign
+    path = Path(target)
+    if not path.exists():
+        return []
+    if path.is_dir():
+        raise Refused(f"--duckdb {target} is a folder, not a database file")
+    if not is_duckdb_file(path):
+        raise Refused(
+            f"--duckdb {target} exists and is not a DuckDB database: refusing to replace it"
+        )
+    with duckdb.connect(str(path), read_only=True) as con:
+        rows = con.execute(
+            "select table_name, coalesce(comment, '') from duckdb_tables()"
+            " where schema_name = ? and database_name = current_database()",
+            [schema],
+        ).fetchall()
+    return sorted(
+        f"{schema}.{name}" for name, comment in rows if name in names and DEMO_MARKER not in comment
+    )
+
+
 def write_duckdb(platform: Platform, database_path: str, schema: str = "raw") -> None:
-    """Write every table to ``schema.<table>`` in a DuckDB file, keeping the contract types."""
+    """Write every table to ``schema.<table>`` in a DuckDB file, keeping the contract types
+    (each table's comment marks it as generated: DEMO_MARKER)."""
     with duckdb.connect(str(database_path)) as con:
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {_quote(schema)}")
         for name, table in platform.tables.items():
@@ -1538,6 +1585,7 @@ def write_duckdb(platform: Platform, database_path: str, schema: str = "raw") ->
                 f"CREATE OR REPLACE TABLE {_quote(schema)}.{_quote(name)} AS "
                 f"SELECT {columns} FROM _demo_source"
             )
+            con.execute(f"COMMENT ON TABLE {_quote(schema)}.{_quote(name)} IS '{DEMO_MARKER}'")
             con.unregister("_demo_source")
 
 
@@ -1546,7 +1594,8 @@ def write_parquet(platform: Platform, directory: str) -> None:
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     for name, table in platform.tables.items():
-        pq.write_table(table, out / f"{name}.parquet")
+        metadata = {**(table.schema.metadata or {}), DEMO_PARQUET_KEY: DEMO_MARKER.encode()}
+        pq.write_table(table.replace_schema_metadata(metadata), out / f"{name}.parquet")
 
 
 def truth_as_dict(platform: Platform) -> dict[str, Any]:
@@ -1590,7 +1639,26 @@ def main(argv: list[str] | None = None) -> int:
         "--detector-plants are then ignored",
     )
     parser.add_argument("--truth-json", metavar="PATH", help="also write the planted truth as JSON")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace raw tables this generator did not write (refused without it)",
+    )
     args = parser.parse_args(argv)
+    return run_cli("challenge_fairness.demo", "write the platform", lambda: _generate(args))
+
+
+def _generate(args: argparse.Namespace) -> int:
+    if args.attempts < 1 and not args.quickstart:
+        raise Refused(f"--attempts must be a positive number of attempts, got {args.attempts}")
+    target = args.parquet_dir or args.duckdb
+    foreign = foreign_raw_tables(target, args.schema, parquet=bool(args.parquet_dir))
+    if foreign and not args.force:
+        raise Refused(
+            f"{target} already holds raw tables this generator did not write"
+            f" ({', '.join(foreign)}): refusing to replace them (give another path, or --force"
+            " to replace them)"
+        )
 
     spec = (
         dataclasses.replace(QUICKSTART_DEMO, seed=args.seed)

@@ -88,4 +88,8 @@ class Plugin(BasePlugin):
             raise RuntimeError(message)
 
     def configure_connection(self, conn: Any) -> None:
+        # Every connection of the instance reads and writes time in UTC, whatever the
+        # machine's zone: naive text timestamps are UTC, dates are UTC dates (macro
+        # utc_timestamp), so the marts are the same under any TZ.
+        conn.execute("SET GLOBAL TimeZone = 'UTC'")
         register_udfs(conn)

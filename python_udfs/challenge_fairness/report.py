@@ -36,6 +36,11 @@ from matplotlib.patches import Patch, Rectangle  # noqa: E402
 from matplotlib.typing import RcKeyType  # noqa: E402
 
 from challenge_fairness import leaderboard_report  # noqa: E402
+from challenge_fairness.cli_guard import (  # noqa: E402
+    check_report_target,
+    run_cli,
+    terminal_safe,
+)
 from challenge_fairness.marts_database import (  # noqa: E402
     MartsUnavailable,
     connect_read_only,
@@ -1426,11 +1431,23 @@ def build_sections(reader: MartReader) -> list[Section]:
             section = builder(reader)
         except Exception as error:  # a mart with unexpected columns must not sink the report
             message = f"{type(error).__name__}: {error}"
-            print(f"fairness report: section '{key}' failed: {message}", file=sys.stderr)
+            print(
+                terminal_safe(f"fairness report: section '{key}' failed: {message}"),
+                file=sys.stderr,
+            )
             section = Section(key=key, title=title, error=message)
         if section is not None:
             sections.append(section)
     return sections
+
+
+def _shown_text(value: Any) -> Any:
+    """Text from the data with its control characters escaped (cli_guard.terminal_safe): a
+    newline or bidi control in an id cannot break or reorder a line of the report. Markup
+    the report built (SVG, links) passes as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return terminal_safe(value)
+    return value
 
 
 def render_report(database: Path, schema: str = "main") -> str:
@@ -1443,6 +1460,7 @@ def render_report(database: Path, schema: str = "main") -> str:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_shown_text,
     )
     return environment.get_template(TEMPLATE_NAME).render(
         sections=sections,
@@ -1469,20 +1487,30 @@ def absent_marts(database: Path, schema: str = "main") -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Command line: python -m challenge_fairness.report DATABASE --out FILE. Exit 0 when every
     mart is there, 1 when the report was written without some (named), 2 when the database
-    cannot be read or holds none of them."""
+    cannot be read or holds none of them, or --out is refused or cannot be written (one
+    sentence: cli_guard)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("database", type=Path, help="DuckDB file holding the built marts")
     parser.add_argument("--out", type=Path, default=Path("target/fairness_report.html"))
     parser.add_argument("--schema", default="main", help="schema of the marts (default main)")
+    parser.add_argument(
+        "--force", action="store_true", help="replace an --out file this package did not write"
+    )
     args = parser.parse_args(argv)
-    try:
-        absent = absent_marts(args.database, args.schema)
-        if VERDICTS in absent:
-            raise MartsUnavailable(unbuilt_message(args.database, args.schema, absent))
-        path = write_report(args.database, args.out, args.schema)
-    except MartsUnavailable as error:
-        print(f"challenge_fairness.report: {error}", file=sys.stderr)
-        return 2
+    return run_cli(
+        "challenge_fairness.report",
+        "write the report",
+        lambda: _write_and_tell(args.database, args.out, args.schema, args.force),
+        args.database,
+    )
+
+
+def _write_and_tell(database: Path, out: Path, schema: str, force: bool) -> int:
+    check_report_target(out, database, force)
+    absent = absent_marts(database, schema)
+    if VERDICTS in absent:
+        raise MartsUnavailable(unbuilt_message(database, schema, absent))
+    path = write_report(database, out, schema)
     print(f"Fairness report written to {path.resolve()}")
     if absent:
         print(

@@ -15,6 +15,7 @@ from typing import Any
 import duckdb
 
 from challenge_fairness import leaderboard_report
+from challenge_fairness.cli_guard import run_cli, terminal_safe
 from challenge_fairness.marts_database import (
     MartsUnavailable,
     connect_read_only,
@@ -110,7 +111,9 @@ def build_summary(database: Path, schema: str = "main") -> tuple[str, list[str]]
             "for the complete summary."
         )
     lines.append(f"Marts are tables in {database} (schema {schema}): {', '.join(MARTS)}.")
-    return "\n".join(lines), absent
+    # Ids and text come from the data: a control character or newline in them is escaped
+    # (cli_guard.terminal_safe), so no value can forge or hide a line of the summary.
+    return "\n".join(terminal_safe(line) for line in lines), absent
 
 
 @dataclass(frozen=True)
@@ -540,13 +543,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("database", nargs="?", default="challenge_fairness.duckdb")
     parser.add_argument("--schema", default="main")
     args = parser.parse_args(argv)
-    try:
-        text, absent = build_summary(Path(args.database), args.schema)
-    except MartsUnavailable as error:
-        print(f"challenge_fairness.summary: {error}", file=sys.stderr)
-        return 2
-    print(text)
-    return 1 if absent else 0
+    database = Path(args.database)
+
+    def body() -> int:
+        text, absent = build_summary(database, args.schema)
+        print(text)
+        return 1 if absent else 0
+
+    return run_cli("challenge_fairness.summary", "read the marts", body, database)
 
 
 if __name__ == "__main__":

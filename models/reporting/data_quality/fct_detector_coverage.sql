@@ -8,10 +8,24 @@
     then its gaps and its rows analysed over those measures.
 #}
 {%- set detectors = challenge_fairness.detector_registry() %}
+{%- set max_share = challenge_fairness.validated_var('fairness_gate_max_optional_rejected_share') %}
 with
 
 {% for detector in detectors %}
 {%- set missing = challenge_fairness.detector_missing_inputs(detector) %}
+{#- An optional table it requires that is present but unusable (every row, or more than
+    fairness_gate_max_optional_rejected_share of its rows, rejected) is a gap too, judged like the
+    required tables (the gate's optional_table_unusable). -#}
+{%- set input_gaps = [] %}
+{%- for input in detector['requires'] if '.' not in input %}
+{%- set counted = "from " ~ ref('fct_source_row_counts') ~ " where source_table = '" ~ input ~ "' and raw_rows > 0" %}
+{%- do input_gaps.append([
+    "(select rejected_rows > " ~ max_share ~ " * raw_rows " ~ counted ~ ")",
+    "(select 'optional table " ~ input ~ " unusable: ' || rejected_rows || ' of ' || raw_rows"
+    ~ " || ' raw rows rejected (above fairness_gate_max_optional_rejected_share = " ~ max_share
+    ~ "; see fct_rejected_rows)' " ~ counted ~ ")"]) %}
+{%- endfor %}
+{%- set gaps = input_gaps + detector['gaps'] %}
 {{ detector['name'] }}_measured as (
     select
     {%- for measure, spec in detector['measures'].items() %}
@@ -32,15 +46,15 @@ with
         {% if missing is not none -%}
         false as is_available,
         {{ challenge_fairness.sql_string_literal(missing) }} as missing_inputs,
-        {%- elif detector['gaps'] -%}
+        {%- elif gaps -%}
         not (
-            {%- for condition, _ in detector['gaps'] %}
+            {%- for condition, _ in gaps %}
             coalesce({{ condition }}, false){{ ' or' if not loop.last }}
             {%- endfor %}
         ) as is_available,
         nullif(concat_ws(
             '; ',
-            {%- for condition, message in detector['gaps'] %}
+            {%- for condition, message in gaps %}
             case when {{ condition }} then {{ message }} end{{ ',' if not loop.last }}
             {%- endfor %}
         ), '') as missing_inputs,

@@ -9,6 +9,9 @@
         attempts were rejected. Attempts only: a rejected challenge, agent or model row
         rejects its attempts too (unknown_<id>), so its weight shows here, while one bad
         row of a 13-row models table (8 %) moves nothing.
+      - optional_table_unusable: an optional table is present but more than
+        `fairness_gate_max_optional_rejected_share` of its rows (or all) were rejected: the
+        detectors that need it are unavailable (fct_detector_coverage says why).
       - no_testable_challenge: no challenge could be tested (unless
         `fairness_gate_allow_no_testable_challenges`).
       - no_gate_suites: `fairness_gate_suites` is empty (unless
@@ -16,6 +19,7 @@
 #}
 {#- Types and ranges of these vars are checked with every var (macros/config/var_spec.sql). -#}
 {%- set max_share = challenge_fairness.validated_var('fairness_gate_max_rejected_share') -%}
+{%- set max_optional_share = challenge_fairness.validated_var('fairness_gate_max_optional_rejected_share') -%}
 {%- set allowed = {} -%}
 {%- for name in ['fairness_gate_allow_no_testable_challenges', 'fairness_gate_allow_empty_suites'] -%}
     {%- do allowed.update({name: challenge_fairness.validated_var(name)}) -%}
@@ -102,6 +106,28 @@ rejected_share_checked as (
         and row_counts.clean_rows > 0
 ),
 
+optional_tables_checked as (
+    select
+        'optional_table_unusable' as check_name,
+        row_counts.source_table as checked_object,
+        row_counts.rejected_rows > {{ max_optional_share }} * row_counts.raw_rows as is_failed,
+        false as is_allowed,
+        row_counts.rejected_rows / row_counts.raw_rows as observed_value,
+        cast({{ max_optional_share }} as double) as threshold,
+        'fairness_gate_max_optional_rejected_share' as threshold_parameter,
+        'optional table ' || row_counts.source_table || ' is unusable: '
+            || row_counts.rejected_rows || ' of its ' || row_counts.raw_rows
+            || ' raw rows were rejected (' || coalesce(reasons_listed.reasons, 'no reason recorded')
+            || '), above fairness_gate_max_optional_rejected_share = {{ max_optional_share }}; its detectors are'
+            || ' unavailable (fct_detector_coverage); fix the rows or leave the table out'
+            as message,
+    from row_counts
+    left join reasons_listed
+        on row_counts.source_table = reasons_listed.source_table
+    where row_counts.source_table not in ('attempts', 'challenges', 'agents', 'models')
+        and row_counts.raw_rows > 0
+),
+
 eligibility_counted as (
     select
         eligibility,
@@ -147,6 +173,8 @@ checked as (
     select * from required_tables_checked
     union all
     select * from rejected_share_checked
+    union all
+    select * from optional_tables_checked
     union all
     select * from testable_checked
     union all

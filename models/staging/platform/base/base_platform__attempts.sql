@@ -109,7 +109,7 @@ typed as (
         source.score as raw_score,
         try_cast(source.score as double) as score,
         source.submitted_at as raw_submitted_at,
-        try_cast(source.submitted_at as timestamp) as submitted_at,
+        {{ challenge_fairness.utc_timestamp('source.submitted_at', 'attempts', 'submitted_at') }} as submitted_at,
         {{ row_hash(source_hashed) }} as row_checksum,
         case
             when source.attempt_id is not null then coalesce(duplicates.key_copies, 1)

@@ -1,0 +1,122 @@
+{#
+    on-run-start, after check_raw_inputs: what else can be seen before anything is built,
+    so that it stops the run in seconds with its own cause instead of minutes later with
+    another one. Each problem is one sentence; all are listed in one message.
+      - an optional table that is present lacks a column its staging model reads (it would
+        fail as a binder error): the table, the column, what the table has;
+      - fairness_gate_suites names a suite twice;
+      - raw_parquet_dir or parquet_export_dir is a file, not a folder, or holds glob
+        characters (DuckDB would expand * ? [ in a path);
+      - bias_scan_date before every attempt (the scan would judge nothing).
+    Commands that do not build skip it, as check_raw_inputs does.
+#}
+{% macro check_run_start() -%}
+    {%- if not execute or invocation_args_dict.get('which') not in ['build', 'run', 'test', 'retry'] -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set problems = [] -%}
+    {%- set selected_models = [] -%}
+    {%- for unique_id in selected_resources -%}
+        {%- do selected_models.append(unique_id.split('.')[-1]) -%}
+    {%- endfor -%}
+
+    {#- Duplicated gate suites. -#}
+    {%- set suites = var('fairness_gate_suites', none) -%}
+    {%- if suites is not none and suites is iterable and suites is not string -%}
+        {%- set seen = [] -%}
+        {%- for suite in suites -%}
+            {%- if suite in seen -%}
+                {%- do problems.append("fairness_gate_suites lists " ~ suite ~ " twice: name each suite once") -%}
+            {%- endif -%}
+            {%- do seen.append(suite) -%}
+        {%- endfor -%}
+    {%- endif -%}
+
+    {#- Folder paths: no glob characters, not a file. -#}
+    {%- if target.type == 'duckdb' -%}
+        {%- for name in ['raw_parquet_dir', 'parquet_export_dir'] -%}
+            {%- set path = var(name, none) -%}
+            {%- if path -%}
+                {%- set path = (path | string).rstrip('/') -%}
+                {%- if modules.re.search('[*?\\[\\]{}]', path) -%}
+                    {%- do problems.append(name ~ " = '" ~ path ~ "' holds glob characters (* ? [ ] { }),"
+                        ~ " which DuckDB would expand: rename the folder") -%}
+                {%- else -%}
+                    {%- set matched = run_query("select count(*) from glob("
+                        ~ challenge_fairness.sql_string_literal(path) ~ ")").rows[0][0] -%}
+                    {%- if matched > 0 -%}
+                        {%- do problems.append(name ~ " = '" ~ path ~ "' is a file, not a folder") -%}
+                    {%- endif -%}
+                {%- endif -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endif -%}
+
+    {#- A scan date before every attempt: the scan would judge nothing (one aggregate over
+        the raw timestamps, only when bias_scan_date is set). -#}
+    {%- set scan_date = var('bias_scan_date', none) -%}
+    {%- if scan_date and target.type == 'duckdb' and 'base_platform__attempts' in selected_models
+        and not challenge_fairness.scan_stage_from_files() -%}
+        {%- set first = run_query("select cast(min(try_cast(submitted_at as timestamp)) as date) from "
+            ~ challenge_fairness._raw_table_relation('attempts')).rows[0][0] -%}
+        {%- if first is not none and (scan_date | string) < (first | string) -%}
+            {%- do problems.append("bias_scan_date = " ~ scan_date ~ " is before every attempt (the"
+                ~ " first was submitted on " ~ first ~ "): the scan would judge nothing; give a"
+                ~ " date on or after " ~ first) -%}
+        {%- endif -%}
+    {%- endif -%}
+
+    {#- Optional tables present without a column their staging model reads. -#}
+    {%- if target.type == 'duckdb' and not challenge_fairness.scan_stage_from_files() -%}
+        {%- for table, columns in challenge_fairness._optional_input_columns().items() -%}
+            {%- if ('base_platform__' ~ table) in selected_models and challenge_fairness.source_table_exists(table) -%}
+                {%- set present = challenge_fairness._raw_column_types(
+                    challenge_fairness._raw_table_relation(table)).keys() | list -%}
+                {%- set missing = columns | reject('in', present) | list -%}
+                {%- if missing -%}
+                    {%- do problems.append("optional table " ~ table ~ " is present but lacks column(s) "
+                        ~ (missing | join(', ')) ~ " (it has: " ~ (present | join(', '))
+                        ~ "); add them, or leave the table out (its detectors are then unavailable)") -%}
+                {%- endif -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endif -%}
+
+    {%- if problems -%}
+        {{ exceptions.raise_compiler_error(
+            "challenge_fairness stops before building anything:\n  - " ~ (problems | join('\n  - '))) }}
+    {%- endif -%}
+    {{ return('') }}
+{%- endmacro %}
+
+
+{#
+    The columns each optional table must have when it is present (the ones its base model
+    reads; optional columns of optional tables, e.g. reference_corpus.published_at, are not
+    listed). Keep in step with models/staging/platform/base/base_platform__<table>.sql.
+#}
+{% macro _optional_input_columns() -%}
+    {{ return({
+        'test_cases': ['test_case_id', 'challenge_id', 'input_text'],
+        'test_results': ['attempt_id', 'test_case_id', 'passed'],
+        'rubric_items': ['rubric_item_id', 'challenge_id', 'description', 'max_points'],
+        'rubric_scores': ['attempt_id', 'rubric_item_id', 'points'],
+        'challenge_files': ['challenge_id', 'file_path', 'content'],
+        'reference_corpus': ['document_id', 'source', 'content'],
+    }) }}
+{%- endmacro %}
+
+
+{# The raw table `table_name` as SQL to read from (read_parquet, or the quoted table). #}
+{% macro _raw_table_relation(table_name) -%}
+    {%- set parquet_dir = var('raw_parquet_dir', none) -%}
+    {%- if parquet_dir -%}
+        {{ return("read_parquet(" ~ challenge_fairness.sql_string_literal(
+            (parquet_dir | string).rstrip('/') ~ '/' ~ table_name ~ '.parquet') ~ ")") }}
+    {%- endif -%}
+    {%- for node in graph.sources.values() if node.package_name == 'challenge_fairness'
+        and node.source_name == 'platform' and node.name == table_name -%}
+        {{ return(challenge_fairness._quoted_relation(node.database, node.schema, node.identifier)) }}
+    {%- endfor -%}
+    {{ exceptions.raise_compiler_error("no source platform." ~ table_name) }}
+{%- endmacro %}
