@@ -10,28 +10,17 @@ file that sorts before one read before, stops the run before anything is folded.
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 from challenge_fairness.demo import PlatformSpec, generate_platform, write_parquet
-from conftest import REPO_ROOT, run_dbt
-
-sys.path.insert(0, str(REPO_ROOT / "bench"))
-
-import compare_marts  # noqa: E402
+from conftest import read_table, run_dbt
+from test_incremental import VARS, assert_equal_to_full_refresh
 
 pytestmark = pytest.mark.dbt
 
-VARS = {"fairness_gate_severity": "warn", "fairness_gate_allow_no_testable_challenges": True}
-RUN_HISTORIES = {"rpt_daily_bias_scan", "rpt_review_queue"}
-RUN_BOOKKEEPING = {
-    "base_platform__test_results.last_source_row_number",
-    "base_platform__test_results.last_attempt_row_number",
-    "base_platform__rubric_scores.last_attempt_row_number",
-}
 # How each append-only table is laid out as a folder: Hive partitions, plain day files.
 LAYOUTS = {
     "attempts": "day={part}/data.parquet",
@@ -103,26 +92,12 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def test_a_day_appended_as_a_file_is_folded_like_a_full_build(builds: dict[str, Any]) -> None:
     (sql,) = (builds["work"] / "step1" / "target" / "compiled").rglob("base_platform__attempts.sql")
     assert "watermark as (" in sql.read_text()  # the second run folded the new files only
-    for schema, ignore in (
-        ("main", RUN_HISTORIES),
-        ("staging", {"stg_platform__appended_files"}),
-    ):
-        results = compare_marts.compare(
-            builds["full"],
-            builds["incremental"],
-            schema,
-            1e-9,
-            ignore,
-            set(compare_marts.RUN_STAMP_COLUMNS) | RUN_BOOKKEEPING,
-        )
-        assert len(results) > 10
-        differing = {r.relation: r.details[:3] for r in results if r.status != "equal"}
-        assert not differing, (schema, differing)
+    assert_equal_to_full_refresh(
+        builds["full"], builds["incremental"], frozenset({"stg_platform__appended_files"})
+    )
 
 
 def test_the_files_read_are_listed_in_arrival_order(builds: dict[str, Any]) -> None:
-    from conftest import read_table
-
     files = read_table(
         builds["incremental"],
         "select source_table, file_path, file_rows, first_row_number"
