@@ -99,6 +99,8 @@ def expected_queue(platform: Any, database: Path) -> dict[str, tuple[set[str], s
     test_case = truth["test_case_dif"]["test_case_id"]
     plant(test_case.rsplit("-", 1)[0], "test_case_bias", "fix_tests")
     plant(truth["string_challenge_lacking"]["challenge_id"], "unicode_coverage", "fix_tests")
+    for case_id, _category, _line in truth["test_code_lint"]["findings"]:
+        plant(case_id.rsplit("-", 1)[0], "test_code_lint", "fix_tests")
     for challenge, (_a, _b, shift, _families) in truth["approaches"].items():
         if shift != 0:
             plant(challenge, "approach_bias", "fix_tests")
@@ -213,8 +215,10 @@ def test_queue_lists_every_plant_with_its_action_and_nothing_else(
     assert actions["ch-s09"][1] == actions["ch-s06"][1] == "retire_challenge"
     assert actions["ch-t01-12"][1] == "rebalance_combinations"
     assert actions["ch-s02"][1] == actions["ch-s08"][1] == "fix_briefing"  # locale, domain term
-    # ch-s05: its test case and its rubric item, two causes
-    assert actions["ch-s05"][0] == {"test_case_bias", "rubric_item_bias"}
+    # ch-s05: its test case (the lint's finding and the DIF, one cause) and its rubric item
+    assert actions["ch-s05"][0] == {"test_case_bias", "test_code_lint", "rubric_item_bias"}
+    dif_case = items.loc[f"test_case:{truth['test_case_dif']['test_case_id']}"]
+    assert dif_case.detectors == "test_case_bias, test_code_lint"
     causes = {f"test_case:{truth['test_case_dif']['test_case_id']}"} | {
         f"rubric_item:{item}" for item in truth["briefing_rubric_audit"]["flagged_rubric_items"]
     }
