@@ -85,3 +85,19 @@
     {{ return({'kind': 'folder' if in_folder else 'file',
         'path': table_folder if in_folder else single, 'files': located}) }}
 {%- endmacro %}
+
+{#
+    The raw table `table_name` of the parquet folder as one relation over all its columns
+    (a `read_parquet` call), for run-start checks of its columns and types: its file, or
+    its folder's files holding rows (all of them when none does) read by name, so that a
+    column some files lack is NULL there. None when the table is in neither form.
+#}
+{% macro raw_parquet_relation(table_name) -%}
+    {%- set location = challenge_fairness.raw_parquet_location(table_name) -%}
+    {%- if location is none -%}{{ return(none) }}{%- endif -%}
+    {%- set files = (location.files | selectattr('rows', 'gt', 0) | list) or location.files -%}
+    {%- set paths = [] -%}
+    {%- for file in files -%}{%- do paths.append(challenge_fairness.sql_string_literal(file.path)) -%}{%- endfor -%}
+    {{ return("read_parquet([" ~ (paths | join(', ')) ~ "], union_by_name = true, hive_partitioning = "
+        ~ ('true' if files | selectattr('partitioned') | list else 'false') ~ ")") }}
+{%- endmacro %}

@@ -74,16 +74,12 @@
                     {%- do union.extend(file.columns | reject('in', union) | list) -%}
                 {%- endfor -%}
                 {%- do found.update({table: union}) -%}
-                {%- set paths = [] -%}
-                {%- for file in with_rows -%}{%- do paths.append(challenge_fairness.sql_string_literal(file.path)) -%}{%- endfor -%}
-                {%- do relations.update({table: "read_parquet([" ~ (paths | join(', ')) ~ "], union_by_name = true, hive_partitioning = "
-                    ~ ('true' if with_rows | selectattr('partitioned') | list else 'false') ~ ")"}) -%}
+                {%- do relations.update({table: challenge_fairness.raw_parquet_relation(table)}) -%}
             {%- else -%}
                 {%- set described = run_query("describe select * from read_parquet("
                     ~ challenge_fairness.sql_string_literal(location.files[0].path) ~ ")") -%}
                 {%- do found.update({table: described.columns[0].values() | map('lower') | list}) -%}
-                {%- do relations.update({table: "read_parquet("
-                    ~ challenge_fairness.sql_string_literal(location.files[0].path) ~ ")"}) -%}
+                {%- do relations.update({table: challenge_fairness.raw_parquet_relation(table)}) -%}
             {%- endif -%}
         {%- endfor -%}
     {%- else -%}

@@ -107,12 +107,10 @@
 {%- endmacro %}
 
 
-{# The raw table `table_name` as SQL to read from (read_parquet, or the quoted table). #}
+{# The raw table `table_name` as SQL to read from (read_parquet of its file or folder, or the quoted table). #}
 {% macro _raw_table_relation(table_name) -%}
-    {%- set parquet_dir = var('raw_parquet_dir', none) -%}
-    {%- if parquet_dir -%}
-        {{ return("read_parquet(" ~ challenge_fairness.sql_string_literal(
-            (parquet_dir | string).rstrip('/') ~ '/' ~ table_name ~ '.parquet') ~ ")") }}
+    {%- if var('raw_parquet_dir', none) -%}
+        {{ return(challenge_fairness.raw_parquet_relation(table_name)) }}
     {%- endif -%}
     {%- for node in graph.sources.values() if node.package_name == 'challenge_fairness'
         and node.source_name == 'platform' and node.name == table_name -%}
