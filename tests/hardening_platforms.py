@@ -56,6 +56,10 @@ INTERNAL_COLUMNS = (
     "source_columns",
     "is_in_scan",
     "validated_with",
+    "source_folder",
+    "file_rows",
+    "file_bytes",
+    "first_row_number",
 )
 
 #: Names the raw readers reserve for the row number (parquet, table): a raw column with
