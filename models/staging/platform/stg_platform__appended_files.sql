@@ -90,9 +90,9 @@ files as (
     ) as listed (source_table, source_folder, file_path, file_rows, file_bytes, first_row_number)
     {%- else %}
     select
-        cast(null as varchar) as source_table,
-        cast(null as varchar) as source_folder,
-        cast(null as varchar) as file_path,
+        cast(null as string) as source_table,
+        cast(null as string) as source_folder,
+        cast(null as string) as file_path,
         cast(null as bigint) as file_rows,
         cast(null as bigint) as file_bytes,
         cast(null as bigint) as first_row_number
