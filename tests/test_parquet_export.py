@@ -141,8 +141,9 @@ def test_built_marts_carry_their_descriptions_as_database_comments(
             ).fetchall()
         }
         commented_elsewhere = connection.execute(
+            # the raw schema's tables carry the demo generator's marker (cli_guard), not docs
             "select count(*) from duckdb_tables()"
-            " where schema_name <> 'main' and comment is not null"
+            " where schema_name not in ('main', 'raw') and comment is not null"
         ).fetchone()
     documented_columns = 0
     for name in sorted(public):
