@@ -46,6 +46,9 @@
     when the table is absent. `columns` maps column name -> SQL type.
 #}
 {% macro optional_source_rows(table_name, columns) -%}
+    {#- source() puts the table in the model's lineage even when it is absent (at parse time
+        every optional input counts as absent, so it is called here unconditionally). -#}
+    {%- set _lineage = source('platform', table_name) -%}
     {%- if source_table_exists(table_name) -%}
         {{ source_rows(table_name) }}
     {%- else -%}
