@@ -9,6 +9,7 @@ validations as (
 select
     cast(validated_at as timestamp) as validated_at,
     cast(suite_name as varchar) as suite_name,
+    cast(expectation_number as bigint) as expectation_number,
     cast(mart_name as varchar) as mart_name,
     cast(expectation_type as varchar) as expectation_type,
     cast(column_name as varchar) as column_name,
