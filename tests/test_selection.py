@@ -1,9 +1,12 @@
-"""Selecting a subgraph works on a fresh database with dbt's default indirect selection.
+"""Selecting a subgraph works on a fresh database; every source is in the lineage.
 
 Issue 11, item 6: `dbt build --select +fct_challenge_verdicts` exited 1 on a fresh database,
 because eager indirect selection (dbt's default) also runs every test that touches a selected
 model, including tests whose other parent (a `relationships` target, say) that selection
-never builds. The checks between models live in fct_referential_integrity instead.
+never builds. Issue 34: the keys between models are dbt's own `relationships` tests, and the
+project sets `flags: {indirect_selection: buildable}`, under which a two-parent test runs
+only when the selection builds both parents. The checks below simulate both modes from the
+manifest for every public mart, and hold the simulation to dbt's own `dbt ls` on one mart.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from typing import Any
 
 import duckdb
 import pytest
+import yaml
 from challenge_fairness.demo import PlatformSpec, generate_platform, write_parquet
-from conftest import read_table, run_dbt
+from conftest import REPO_ROOT, read_table, run_dbt
 
 pytestmark = pytest.mark.dbt
 
@@ -24,16 +28,29 @@ PACKAGE = "challenge_fairness"
 
 
 @pytest.fixture(scope="module")
-def manifest(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def parsed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("selection_parse")
     run = run_dbt(["parse"], database=work / "unused.duckdb", work_dir=work)
     assert run.success, run.output
-    return dict(json.loads((work / "target" / "manifest.json").read_text()))
+    return work
 
 
-def eagerly_selected_tests_lacking_a_parent(manifest: dict[str, Any]) -> dict[str, list[str]]:
-    """For each mart M, the tests `--select +M` runs (eager: any parent selected) that have a
-    parent outside the selection, i.e. a model that run does not build."""
+@pytest.fixture(scope="module")
+def manifest(parsed: Path) -> dict[str, Any]:
+    return dict(json.loads((parsed / "target" / "manifest.json").read_text()))
+
+
+def public_marts(manifest: dict[str, Any]) -> list[str]:
+    return sorted(
+        unique_id
+        for unique_id, node in manifest["nodes"].items()
+        if node["resource_type"] == "model"
+        and node["package_name"] == PACKAGE
+        and node["access"] == "public"
+    )
+
+
+def ancestors_of(manifest: dict[str, Any]) -> Any:
     parents: dict[str, list[str]] = manifest["parent_map"]
 
     @cache
@@ -43,58 +60,117 @@ def eagerly_selected_tests_lacking_a_parent(manifest: dict[str, Any]) -> dict[st
             found |= {parent, *ancestors(parent)}
         return frozenset(found)
 
-    def short(unique_ids: set[str]) -> list[str]:
-        return [unique_id.split(".")[-1] for unique_id in unique_ids]
+    return ancestors
 
-    nodes = manifest["nodes"]
-    tests = {
-        unique_id: {p for p in parents[unique_id] if not p.startswith("source.")}
-        for unique_id, node in nodes.items()
+
+def package_tests(manifest: dict[str, Any]) -> dict[str, set[str]]:
+    """Each test of the package and the models, seeds and snapshots it reads."""
+    return {
+        unique_id: {p for p in manifest["parent_map"][unique_id] if not p.startswith("source.")}
+        for unique_id, node in manifest["nodes"].items()
         if node["resource_type"] == "test" and node["package_name"] == PACKAGE
     }
-    marts = [
-        unique_id
-        for unique_id, node in nodes.items()
-        if node["resource_type"] == "model"
-        and node["package_name"] == PACKAGE
-        and node["fqn"][1] in ("marts", "reporting")
-        and node["name"].startswith(("fct_", "rpt_"))
-    ]
-    assert len(marts) > 20
+
+
+def selected_tests(manifest: dict[str, Any], mart: str, mode: str) -> set[str]:
+    """The tests `dbt build --select +<mart>` runs under an indirect-selection mode: eager,
+    any parent selected; buildable, every parent selected or an ancestor of the selection."""
+    ancestors = ancestors_of(manifest)
+    selected = {mart, *ancestors(mart)}
+    buildable = selected | {a for node in selected for a in ancestors(node)}
+    return {
+        test
+        for test, test_parents in package_tests(manifest).items()
+        if test_parents & selected and (mode == "eager" or test_parents <= buildable)
+    }
+
+
+def unbuildable_tests_by_mart(manifest: dict[str, Any], mode: str) -> dict[str, list[str]]:
+    """For each public mart M, the tests `--select +M` runs under `mode` that have a parent
+    outside the selection, i.e. a model that run does not build."""
+    ancestors = ancestors_of(manifest)
+    nodes = manifest["nodes"]
+    tests = package_tests(manifest)
+    marts = public_marts(manifest)
+    assert len(marts) > 40
     offenders: dict[str, list[str]] = {}
     for mart in marts:
         selected = {mart, *ancestors(mart)}
         unbuildable = sorted(
-            f"{nodes[test]['name']} (needs {', '.join(sorted(short(test_parents - selected)))})"
-            for test, test_parents in tests.items()
-            if test_parents & selected and not test_parents <= selected
+            f"{nodes[test]['name']} (needs "
+            f"{', '.join(sorted(p.split('.')[-1] for p in tests[test] - selected))})"
+            for test in selected_tests(manifest, mart, mode)
+            if not tests[test] <= selected
         )
         if unbuildable:
             offenders[nodes[mart]["name"]] = unbuildable
     return offenders
 
 
-def test_no_mart_subgraph_selects_a_test_it_cannot_build(manifest: dict[str, Any]) -> None:
-    assert eagerly_selected_tests_lacking_a_parent(manifest) == {}
+def test_the_project_selects_tests_buildably() -> None:
+    project = yaml.safe_load((REPO_ROOT / "dbt_project.yml").read_text())
+    assert project["flags"]["indirect_selection"] == "buildable"
 
 
-def test_the_check_reports_a_two_parent_test(manifest: dict[str, Any]) -> None:
-    """A test like the old `relationships` ones (a downstream model checked against a
-    staging model) is reported for the marts whose subgraph holds only the staging side."""
-    nodes = dict(manifest["nodes"])
-    parent_map = dict(manifest["parent_map"])
-    fake = "test.challenge_fairness.fake_relationships"
-    nodes[fake] = {"resource_type": "test", "package_name": PACKAGE, "name": "fake_relationships"}
-    parent_map[fake] = [
-        "model.challenge_fairness.fct_referential_integrity",
-        "model.challenge_fairness.stg_platform__challenges",
-    ]
-    offenders = eagerly_selected_tests_lacking_a_parent(
-        {**manifest, "nodes": nodes, "parent_map": parent_map}
-    )
+def test_no_public_mart_subgraph_selects_a_test_it_cannot_build(manifest: dict[str, Any]) -> None:
+    assert unbuildable_tests_by_mart(manifest, "buildable") == {}
+
+
+def test_eager_selection_would_select_unbuildable_relationship_tests(
+    manifest: dict[str, Any],
+) -> None:
+    """The check can fail: under dbt's default the relationships tests whose other side a
+    mart's subgraph lacks are selected (e.g. fct_challenge_verdicts' subgraph has the staged
+    challenges, and the marts' challenge_id tests read them)."""
+    offenders = unbuildable_tests_by_mart(manifest, "eager")
     assert any(
-        test.startswith("fake_relationships (needs fct_referential_integrity)")
-        for test in offenders["fct_challenge_verdicts"]
+        test.startswith("relationships_") for test in offenders.get("fct_challenge_verdicts", [])
+    ), offenders
+
+
+def test_dbt_selects_what_the_simulation_says(manifest: dict[str, Any], parsed: Path) -> None:
+    """dbt's own selector (the project's flag, no CLI override) picks the simulated tests."""
+    mart = "model.challenge_fairness.fct_challenge_verdicts"
+    run = run_dbt(
+        [
+            "ls",
+            "--select",
+            "+fct_challenge_verdicts",
+            "--resource-type",
+            "test",
+            "--output",
+            "json",
+            "--output-keys",
+            "unique_id",
+        ],
+        database=parsed / "unused.duckdb",
+        work_dir=parsed,
+    )
+    assert run.success, run.output
+    listed = {json.loads(line)["unique_id"] for line in run.result.result}
+    assert listed == selected_tests(manifest, mart, "buildable")
+    assert any(".relationships_" in test for test in listed)
+
+
+def test_every_source_is_in_the_lineage(manifest: dict[str, Any]) -> None:
+    """Optional tables included: `dbt ls -s source:platform.<table>+` reaches the models that
+    read it (macro optional_source_rows calls source() even when the table is absent)."""
+    readers = {
+        source: sorted(
+            manifest["nodes"][child]["name"]
+            for child in manifest["child_map"][source]
+            if child.startswith("model.")
+        )
+        for source in manifest["sources"]
+    }
+    assert len(readers) == 10
+    assert {source: names for source, names in readers.items() if not names} == {}
+    assert (
+        "base_platform__test_results" in readers["source.challenge_fairness.platform.test_results"]
+    )
+    assert (
+        "base_platform__reference_corpus"
+        in readers["source.challenge_fairness.platform.reference_corpus"]
     )
 
 
@@ -159,45 +235,37 @@ def build_subgraph(tmp_path: Path, selector: str, spec: PlatformSpec) -> Path:
     return database
 
 
-def test_verdict_subgraph_builds_on_a_fresh_database(tmp_path: Path) -> None:
+def test_verdict_subgraph_builds_on_a_fresh_database_and_its_keys_are_tested(
+    tmp_path: Path,
+) -> None:
     database = build_subgraph(
         tmp_path, "+fct_challenge_verdicts", PlatformSpec(seed=23, n_attempts=4_000)
     )
     verdicts = read_table(database, "select count(*) as n from main.fct_challenge_verdicts")
     assert int(verdicts["n"].iloc[0]) > 0
 
-
-def test_referential_integrity_covers_the_models_and_catches_an_orphan(tmp_path: Path) -> None:
-    database = build_subgraph(
-        tmp_path,
-        "+fct_referential_integrity",
-        PlatformSpec(seed=29, n_attempts=4_000, detector_plants=True),
+    # the staged attempts and challenges pass their relationships test; then a challenge
+    # vanishes from staging after its attempts were staged: the test fails, named
+    run = run_dbt(
+        ["build", "--select", "stg_platform__attempts", "stg_platform__challenges"],
+        database=database,
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(tmp_path / "raw")},
     )
-    integrity = read_table(database, "select * from main.fct_referential_integrity")
-    assert len(integrity) >= 30
-    assert int(integrity["orphan_rows"].sum()) == 0
-    attempts = integrity.set_index(["child_model", "child_column"]).loc[
-        ("stg_platform__attempts", "challenge_id")
-    ]
-    assert attempts["parent_model"] == "stg_platform__challenges"
-    assert int(attempts["child_rows"]) > 0
-
-    # a challenge vanishes from staging after its attempts were staged: the check fails
+    assert run.success, run.output
     with duckdb.connect(str(database)) as connection:
-        [(removed,)] = connection.execute(
+        connection.execute(
             "delete from staging.base_platform__challenges where challenge_id ="
             " (select min(challenge_id) from staging.stg_platform__attempts)"
-            " returning challenge_id"
-        ).fetchall()
+        )
     run = run_dbt(
-        ["build", "--select", "fct_referential_integrity"],
+        ["test", "--select", "stg_platform__attempts"],
         database=database,
         work_dir=tmp_path,
         dbt_vars={"raw_parquet_dir": str(tmp_path / "raw")},
     )
     assert not run.success
-    assert any("referential_integrity_has_no_orphans" in m for m in run.messages), run.messages
-    orphans = read_table(
-        database, "select * from main.fct_referential_integrity where orphan_rows > 0"
-    ).set_index(["child_model", "child_column"])
-    assert orphans.loc[("stg_platform__attempts", "challenge_id"), "first_orphan_value"] == removed
+    failed = [result.node.name for result in run.result.result if str(result.status) == "fail"]
+    assert failed == [
+        "relationships_stg_platform__attempts_challenge_id__challenge_id__ref_stg_platform__challenges_"
+    ], run.messages

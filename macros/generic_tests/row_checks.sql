@@ -10,14 +10,16 @@
       accepted_range:  {col: {min_value: x, max_value: y}}  non-NULL values within, inclusive
       accepted_values: {col: [v, ...]}    non-NULL values among these (quoted as strings)
       expressions:     ["<boolean SQL>", ...]  true on every row (NULL fails)
+      row_count:       n                  the model has exactly n rows (the grain of a
+                                          one-row model, e.g. one row per run)
 
     The test returns one row per broken assertion: `check_name` says which assertion
     (e.g. `accepted_range(score: 0..100)`), `failing_rows` how many rows break it (for a
-    unique key, how many key values repeat). The failure count is the number of broken
+    unique key, how many key values repeat; for row_count, how far the count is off). The failure count is the number of broken
     assertions; `dbt build --store-failures` keeps the rows. Portable SQL (CASE sums,
     GROUP BY / HAVING, UNION ALL), as on Spark and PostgreSQL.
 #}
-{% test row_checks(model, unique_keys=[], not_null=[], accepted_range={}, accepted_values={}, expressions=[]) %}
+{% test row_checks(model, unique_keys=[], not_null=[], accepted_range={}, accepted_values={}, expressions=[], row_count=none) %}
 {%- set row_conditions = [] -%}
 {%- for column in not_null -%}
     {%- do row_conditions.append(('not_null(' ~ column ~ ')', column ~ ' is null')) -%}
@@ -51,6 +53,9 @@
         'expression(' ~ (expression | trim | replace('\n', ' ')) ~ ')',
         'not coalesce((' ~ expression ~ '), false)')) -%}
 {%- endfor -%}
+{%- if row_count is not none -%}
+    {%- do row_conditions.append(('row_count(' ~ row_count ~ ')', none)) -%}
+{%- endif -%}
 {%- if not row_conditions and not unique_keys -%}
     {{ exceptions.raise_compiler_error("row_checks on " ~ model ~ ": no assertion given") }}
 {%- endif %}
@@ -59,7 +64,12 @@ with
 row_failures as (
     select
     {%- for name, condition in row_conditions %}
+        {%- if condition is none %}
+        {#- row_count: how far the count is from n (0 when it holds) #}
+        abs(count(*) - {{ row_count }}) as check_{{ loop.index }}
+        {%- else %}
         sum(case when {{ condition }} then 1 else 0 end) as check_{{ loop.index }}
+        {%- endif %}
         {{- ',' if not loop.last }}
     {%- endfor %}
     from {{ model }}

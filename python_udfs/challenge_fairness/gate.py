@@ -32,6 +32,7 @@ MAX_LISTED_FAILURES = 50
 RESULT_COLUMNS = (
     "validated_at",
     "suite_name",
+    "expectation_number",
     "mart_name",
     "expectation_type",
     "column_name",
@@ -156,11 +157,13 @@ def error_row(
     mart: str | None = None,
     expectation_type: str | None = None,
     column: str | None = None,
+    expectation_number: int | None = None,
 ) -> dict[str, Any]:
-    """The result row of a suite (or one expectation of it) that could not run."""
+    """The result row of a suite (or one expectation of it, numbered) that could not run."""
     return {
         "validated_at": validated_at,
         "suite_name": suite_name,
+        "expectation_number": expectation_number,
         "mart_name": mart,
         "expectation_type": expectation_type,
         "column_name": column,
@@ -289,7 +292,7 @@ def validate_suite(
         return [error_row(suite_name, reason, severity, validated_at, mart)]
 
     rows = []
-    for expectation_result in outcome.results:
+    for number, expectation_result in enumerate(outcome.results, start=1):
         config = expectation_result.expectation_config
         meta = config.meta or {}
         parameter = meta.get("threshold_parameter")
@@ -305,6 +308,7 @@ def validate_suite(
                     mart,
                     config.type,
                     config.kwargs.get("column"),
+                    number,
                 )
             )
             continue
@@ -326,6 +330,7 @@ def validate_suite(
             {
                 "validated_at": validated_at,
                 "suite_name": suite_name,
+                "expectation_number": number,
                 "mart_name": mart,
                 "expectation_type": config.type,
                 "column_name": config.kwargs.get("column"),
