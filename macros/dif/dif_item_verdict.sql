@@ -10,7 +10,7 @@
 {% macro dif_item_verdict() %}
     case
         when coalesce(dif_tested.families_tested, 0) < 2 then 'insufficient_evidence'
-        when dif_tested.status is distinct from 'ok' then 'not_testable'
+        when (dif_tested.status is distinct from 'ok') then 'not_testable'
         when dif_tested.gcmh_q_value < {{ var('alpha') }}
             and family_summaries.large_dif_families > 0 then 'review_recommended'
         else 'no_large_dif'
@@ -24,7 +24,7 @@
             coalesce(dif_tested.families_tested, 0)
             || ' families with at least dif_min_family_results = {{ var("dif_min_family_results") }}'
             || ' scored results; DIF needs two'
-        when dif_tested.status is distinct from 'ok' then
+        when (dif_tested.status is distinct from 'ok') then
             'generalised CMH not computable: ' || dif_tested.reason
         when dif_tested.gcmh_q_value < {{ alpha }}
             and family_summaries.large_dif_families > 0 then

@@ -22,7 +22,7 @@ counted as (
             as flagged_challenges,
         count(verdict_history.challenge_id) filter (
             where verdict_history.is_tested
-                and verdict_history.verdict = 'insufficient_evidence'
+            and verdict_history.verdict = 'insufficient_evidence'
         ) as uncertain_challenges,
         count(verdict_history.challenge_id) filter (where verdict_history.is_fixed)
             as fixed_challenges,
@@ -46,7 +46,7 @@ changed as (
     select
         *,
         platform_fairness_score
-            - lag(platform_fairness_score) over (order by window_start) as score_change
+        - lag(platform_fairness_score) over (order by window_start) as score_change
     from scored
 )
 

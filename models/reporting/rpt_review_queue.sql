@@ -133,7 +133,7 @@ first_scans as (
     from cause_summaries
     inner join causes_keyed
         on cause_summaries.cause_id = causes_keyed.item_cause_id
-        and causes_keyed.scan_date <= cause_summaries.scan_date
+        and cause_summaries.scan_date >= causes_keyed.scan_date
     group by cause_summaries.week_start, cause_summaries.cause_id
 ),
 
@@ -162,9 +162,8 @@ harm_measured as (
         case
             when cause_summaries.recommended_action = 'collect_attempts' then 4
             when cause_summaries.recommended_action = 'confirm_fix' then 3
-            when cause_summaries.recommended_action in (
-                {%- for action in trend_actions %}'{{ action }}'{{ ', ' if not loop.last }}{% endfor -%}
-            ) then 2
+            when cause_summaries.recommended_action in ('{{ trend_actions | join("', '") }}')  -- noqa: LT05
+                then 2
             else 1
         end as priority_tier,
         first_scans.first_scan_date,

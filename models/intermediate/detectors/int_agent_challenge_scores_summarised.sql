@@ -45,7 +45,7 @@ summarised as (
             as score_sum,
         cast(coalesce(
             sum(score_counts.attempts)
-                filter (where score_counts.score >= {{ var('irt_pass_score') }}),
+            filter (where score_counts.score >= {{ var('irt_pass_score') }}),
             0
         ) as bigint) as passes
     from score_counts

@@ -27,7 +27,7 @@ model_cells as (
         sum(agent_cells.scored_attempts) as scored_attempts,
         {#- floating sums and means in a fixed order: the same bits on every build #}
         sum(agent_cells.score_sum order by agent_cells.agent_id)
-            / sum(agent_cells.scored_attempts) as mean_score
+        / sum(agent_cells.scored_attempts) as mean_score
     from agent_cells
     inner join cutoffs
         on agent_cells.model_id = cutoffs.model_id
@@ -52,7 +52,8 @@ residualised as (
 labelled as (
     select
         residualised.*,
-        residualised.challenge_id not in (select challenge_id from api_challenges) as is_control
+        residualised.challenge_id not in (select api_challenges.challenge_id from api_challenges)
+            as is_control
     from residualised
 )
 

@@ -59,7 +59,7 @@ cell_lists as (
         ) as cutoffs,
         coalesce(
             list(residual - control_residual order by model_id)
-                filter (where control_residual is not null),
+            filter (where control_residual is not null),
             cast([] as double[])
         ) as excess_residuals,
         coalesce(
@@ -68,7 +68,7 @@ cell_lists as (
         ) as control_residuals,
         coalesce(
             list(cast(scored_attempts as double) order by model_id)
-                filter (where control_residual is not null),
+            filter (where control_residual is not null),
             cast([] as double[])
         ) as weights
     from tagged_cells
@@ -97,8 +97,8 @@ slopes as (
         fitted.control_fit.slope as control_slope,
         fitted.control_fit.slope + fitted.excess_fit.slope as tagged_slope,
         fitted.excess_fit.slope as slope_difference,
-        fitted.excess_fit.standard_error as standard_error,
-        fitted.excess_fit.degrees_of_freedom as degrees_of_freedom,
+        fitted.excess_fit.standard_error,
+        fitted.excess_fit.degrees_of_freedom,
         coalesce(fitted.excess_fit.status, 'not_computable') as fit_status,
         case
             when fitted.challenge_id is null

@@ -80,9 +80,10 @@ tested as (
             else 'not_testable'
         end as status,
         case
-            when coalesce(interaction_tests.families, 0) < 2 then
-                'fewer than two families with at least {{ var("min_family_attempts") }}'
-                || ' scored attempts (min_family_attempts) in every style'
+            when coalesce(interaction_tests.families, 0) < 2
+                then
+                    'fewer than two families with at least {{ var("min_family_attempts") }}'
+                    || ' scored attempts (min_family_attempts) in every style'
             when interaction_tests.test.status <> 'ok' then interaction_tests.test.reason
         end as reason,
         ranked_changes.model_family as most_affected_family,

@@ -129,7 +129,8 @@ containments_ranked as (
         *,
         row_number() over (
             partition by challenge_id
-            order by containment desc, raw_containment desc, document_id, file_path,
+            order by
+                containment desc, raw_containment desc, document_id, file_path,
                 containment_direction desc
         ) as containment_rank
     from containments
@@ -154,7 +155,8 @@ ranked as (
         *,
         row_number() over (
             partition by challenge_id
-            order by similarity desc, normalised_similarity desc, raw_similarity desc,
+            order by
+                similarity desc, normalised_similarity desc, raw_similarity desc,
                 document_id, file_path
         ) as match_rank
     from pairs_described
@@ -167,8 +169,8 @@ matches_summarised as (
         max(normalised_similarity) as normalised_similarity,
         min(published_at) filter (
             where similarity > {{ threshold }}
-                or is_containment_judged
-                and greatest(containment_a, containment_b) > {{ containment_threshold }}
+            or is_containment_judged
+            and greatest(containment_a, containment_b) > {{ containment_threshold }}
         ) as first_published_at
     from pairs_described
     group by challenge_id

@@ -34,7 +34,7 @@ references_numbered as (
     select
         'reference_document' as document_kind,
         (select count(*) from challenge_files)
-            + row_number() over (order by document_id) as document_number,
+        + row_number() over (order by document_id) as document_number,
         cast(null as varchar) as challenge_id,
         cast(null as varchar) as file_path,
         document_id,
@@ -47,7 +47,7 @@ codebases_numbered as (
     select
         'challenge_codebase' as document_kind,
         (select count(*) from challenge_files) + (select count(*) from reference_corpus)
-            + row_number() over (order by challenge_id) as document_number,
+        + row_number() over (order by challenge_id) as document_number,
         challenge_id,
         cast(null as varchar) as file_path,
         cast(null as varchar) as document_id,

@@ -59,10 +59,14 @@ same_path_pairs as (
 ),
 
 copies as (
-    select document_a as document_number, challenge_b as other_challenge_id
+    select
+        document_a as document_number,
+        challenge_b as other_challenge_id
     from same_path_pairs
     union all
-    select document_b as document_number, challenge_a as other_challenge_id
+    select
+        document_b as document_number,
+        challenge_a as other_challenge_id
     from same_path_pairs
 ),
 
@@ -106,8 +110,8 @@ final as (
     select
         *,
         template_instances >= {{ var('scaffold_min_instances') }}
-            and instances_with_file
-                >= {{ var('scaffold_min_instance_share') }} * template_instances
+        and instances_with_file
+        >= {{ var('scaffold_min_instance_share') }} * template_instances
             as is_scaffold
     from classified
 )

@@ -59,7 +59,7 @@ estimated as (
         candidates.document_b,
         normalisations.normalisation,
         {{ signature_agreement('signatures_a.signature', 'signatures_b.signature') }}
-            / len(signatures_a.signature) as minhash_estimate,
+        / len(signatures_a.signature) as minhash_estimate,
         sizes_a.shingle_count as shingles_a,
         sizes_b.shingle_count as shingles_b
     from candidates
@@ -84,12 +84,16 @@ containment_jaccard as (
         *,
         case
             when pair_kind in ('contamination', 'instance_file')
-                and (normalisation = 'raw'
+                and (
+                    normalisation = 'raw'
                     or greatest(shingles_a, shingles_b)
-                        <= {{ max_size_ratio }} * least(shingles_a, shingles_b))
+                    <= {{ max_size_ratio }} * least(shingles_a, shingles_b)
+                )
                 then {{ containment_threshold }} * least(shingles_a, shingles_b)
-                    / (shingles_a + shingles_b
-                        - {{ containment_threshold }} * least(shingles_a, shingles_b))
+                    / (
+                        shingles_a + shingles_b
+                        - {{ containment_threshold }} * least(shingles_a, shingles_b)
+                    )
         end as threshold_jaccard
     from estimated
 ),
@@ -98,11 +102,11 @@ floors_reached as (
     select
         *,
         minhash_estimate >= {{ comparison_floor }}
-            or coalesce(
-                minhash_estimate >= threshold_jaccard
-                    - 4 * sqrt(threshold_jaccard * (1 - threshold_jaccard) / {{ permutations }}),
-                false
-            ) as reaches_floor
+        or coalesce(
+            minhash_estimate >= threshold_jaccard
+            - 4 * sqrt(threshold_jaccard * (1 - threshold_jaccard) / {{ permutations }}),
+            false
+        ) as reaches_floor
     from containment_jaccard
 ),
 
@@ -161,7 +165,7 @@ exact_pivoted as (
 
 compared as (
     select
-        estimates_pivoted.* exclude (is_worth_comparing),
+        estimates_pivoted.* exclude (is_worth_comparing),  -- noqa: RF02
         exact_pivoted.raw_shingles_a,
         exact_pivoted.raw_shingles_b,
         exact_pivoted.raw_shared_shingles,

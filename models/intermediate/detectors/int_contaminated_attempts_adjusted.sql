@@ -24,7 +24,7 @@ contamination as (
 attempts as (
     select * from {{ ref('stg_platform__attempts') }}
     where is_scored
-        and challenge_id in (select challenge_id from contamination)
+        and challenge_id in (select contamination.challenge_id from contamination)
 ),
 
 agents as (
@@ -66,7 +66,7 @@ model_cells as (
         agent_cells.challenge_id,
         sum(agent_cells.scored_attempts) as attempts,
         sum(agent_cells.score_sum order by agent_cells.agent_id)
-            - sum(agent_cells.scored_attempts) * any_value(challenge_means.challenge_mean)
+        - sum(agent_cells.scored_attempts) * any_value(challenge_means.challenge_mean)
             as residual_sum
     from agent_cells
     inner join challenge_means
@@ -89,7 +89,7 @@ abilities_left_out as (
         model_cells.challenge_id,
         model_totals.attempts - model_cells.attempts as other_attempts,
         (model_totals.residual_sum - model_cells.residual_sum)
-            / nullif(model_totals.attempts - model_cells.attempts, 0) as ability
+        / nullif(model_totals.attempts - model_cells.attempts, 0) as ability
     from model_cells
     inner join model_totals
         on model_cells.model_id = model_totals.model_id

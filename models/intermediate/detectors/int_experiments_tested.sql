@@ -64,8 +64,10 @@ arm_moments as (
         arm_means.mean_score,
         case
             when arm_means.attempts > 1 then
-                sum(arm_scores.attempts * power(arm_scores.score - arm_means.mean_score, 2)
-                    order by arm_scores.model_family, arm_scores.score)
+                sum(
+                    arm_scores.attempts * power(arm_scores.score - arm_means.mean_score, 2)
+                    order by arm_scores.model_family, arm_scores.score
+                )
                 / (arm_means.attempts - 1)
         end as variance_score
     from arm_means
@@ -140,9 +142,11 @@ arm_statistics as (
         moments_b.variance_score as arm_b_variance_score,
         variance_tests.test as variance_test,
         case when discrimination_a.fitted_challenges = discrimination_a.challenges
-            then discrimination_a.discrimination end as arm_a_discrimination,
+                then discrimination_a.discrimination
+        end as arm_a_discrimination,
         case when discrimination_b.fitted_challenges = discrimination_b.challenges
-            then discrimination_b.discrimination end as arm_b_discrimination,
+                then discrimination_b.discrimination
+        end as arm_b_discrimination,
         irt_contrasts.discrimination as discrimination_change,
         irt_contrasts.discrimination_se as discrimination_change_se,
         case

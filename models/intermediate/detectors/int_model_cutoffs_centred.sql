@@ -14,7 +14,8 @@ in_days as (
         model_id,
         model_family,
         training_cutoff,
-        {{ dbt.datediff("cast('1970-01-01' as date)", 'training_cutoff', 'day') }} as cutoff_day
+        {{ dbt.datediff("cast('1970-01-01' as date)", 'training_cutoff', 'day') }}
+            as cutoff_day  -- noqa: LT05
     from models
 ),
 

@@ -33,9 +33,9 @@ select
     has_briefing,
     lint.status as lint_status,
     lint.reason as lint_reason,
-    lint.language as language,
-    lint.is_language_inferred as is_language_inferred,
-    lint.interface_style as interface_style,
-    lint.findings as findings
+    lint.language,
+    lint.is_language_inferred,
+    lint.interface_style,
+    lint.findings
 from linted
 order by test_case_id

@@ -22,8 +22,10 @@ adjusted_lists as (
         score_counts.challenge_id,
         list(score_counts.model_family order by score_counts.model_family, score_counts.score)
             as families,
-        list(score_counts.score - abilities.ability
-            order by score_counts.model_family, score_counts.score) as adjusted_scores,
+        list(
+            score_counts.score - abilities.ability
+            order by score_counts.model_family, score_counts.score
+        ) as adjusted_scores,
         list(score_counts.attempts order by score_counts.model_family, score_counts.score)
             as counts
     from score_counts

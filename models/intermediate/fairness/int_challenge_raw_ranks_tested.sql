@@ -44,7 +44,7 @@ judged as (
         kruskal_wallis.p_value,
         case
             when attempts < {{ var('min_attempts') }} then 'insufficient_evidence'
-            when kruskal_wallis.status is distinct from 'ok' then 'not_testable'
+            when (kruskal_wallis.status is distinct from 'ok') then 'not_testable'
             else 'tested'
         end as status,
         concat_ws(
@@ -56,7 +56,7 @@ judged as (
             end,
             case
                 when attempts = 0 then 'no scored attempts'
-                when kruskal_wallis.status is distinct from 'ok'
+                when (kruskal_wallis.status is distinct from 'ok')
                     then 'H not computable: ' || kruskal_wallis.reason
             end
         ) as reason

@@ -27,7 +27,7 @@ combinations as (
         count(*) as challenges,
         sum(challenge_totals.scored_attempts) as attempts,
         sum(challenge_totals.score_sum order by challenge_totals.challenge_id)
-            / sum(challenge_totals.scored_attempts) as mean_score
+        / sum(challenge_totals.scored_attempts) as mean_score
     from challenge_totals
     inner join challenges
         on challenge_totals.challenge_id = challenges.challenge_id

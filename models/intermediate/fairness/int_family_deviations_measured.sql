@@ -45,7 +45,7 @@ flagged as (
         end as direction,
         challenge_attempts >= {{ var('min_attempts') }} as is_eligible,
         challenge_attempts >= {{ var('min_attempts') }}
-            and abs(deviation) > {{ var('family_deviation_threshold') }} as is_flagged
+        and abs(deviation) > {{ var('family_deviation_threshold') }} as is_flagged
     from deviations
 )
 

@@ -34,7 +34,8 @@ measured as (
 corrected as (
     select
         *,
-        {{ hedges_g('attempts_a', 'attempts_b', 'effect.cohens_d', var('alpha')) }} as corrected_effect
+        {{ hedges_g('attempts_a', 'attempts_b', 'effect.cohens_d', var('alpha')) }}
+            as corrected_effect
     from measured
 ),
 

@@ -19,8 +19,9 @@ bounds as (
 ),
 
 spined as (
-    select unnest({{ verdict_window_starts('first_window_start', 'last_window_start') }})
-        as window_timestamp
+    select
+        unnest({{ verdict_window_starts('first_window_start', 'last_window_start') }})
+            as window_timestamp
     from bounds
 ),
 

@@ -43,9 +43,9 @@ ranked as (
         models.model_family,
         standings.leaderboard_score,
         standings.interval_level,
-        {%- for column in standing_columns %}
+        {% for column in standing_columns -%}
         standings.standing.{{ column }}{{ ',' if not loop.last }}
-        {%- endfor %}
+        {% endfor %}
     from standings
     inner join agents
         on standings.standing.agent_id = agents.agent_id
@@ -54,3 +54,4 @@ ranked as (
 )
 
 select * from ranked
+-- sqlfluff:exclude_rules:RF01,RF03,AM03,AM04,ST06,LT08,LT02

@@ -34,14 +34,19 @@ cells as (
 ),
 
 templated_challenges as (
-    select challenge_id, template_id, variable_combination
+    select
+        challenge_id,
+        template_id,
+        variable_combination
     from challenges
     where has_variables
         and template_id is not null
 ),
 
 challenge_references as (
-    select distinct challenge_id, challenge_reference
+    select distinct
+        challenge_id,
+        challenge_reference
     from abilities
 ),
 
@@ -93,7 +98,7 @@ combinations_summarised as (
         coalesce(sum(cells_without_variance), 0) as cells_without_variance,
         avg(challenge_reference order by challenge_id) as combination_reference,
         sum(reference_variance order by challenge_id)
-            / (count(challenge_reference) * count(challenge_reference)) as reference_variance,
+        / (count(challenge_reference) * count(challenge_reference)) as reference_variance,
         sum(reference_df_term order by challenge_id) / power(count(challenge_reference), 4)
             as reference_df_term
     from challenges_measured
@@ -117,11 +122,11 @@ templates_summarised as (
         count(*) as template_combinations,
         count(*) filter (where unmeasurable_status is null) as measured_combinations,
         avg(combination_reference order by variable_combination)
-            filter (where unmeasurable_status is null) as template_reference,
+        filter (where unmeasurable_status is null) as template_reference,
         sum(reference_variance order by variable_combination)
-            filter (where unmeasurable_status is null) as template_variance_sum,
+        filter (where unmeasurable_status is null) as template_variance_sum,
         sum(reference_df_term order by variable_combination)
-            filter (where unmeasurable_status is null) as template_df_term_sum
+        filter (where unmeasurable_status is null) as template_df_term_sum
     from measurability_checked
     group by template_id
 ),
@@ -154,7 +159,7 @@ variances as (
             when status = 'measured' then
                 power(1 - 1.0 / measured_combinations, 2) * reference_variance
                 + (template_variance_sum - reference_variance)
-                    / power(measured_combinations, 2)
+                / power(measured_combinations, 2)
         end as difficulty_variance,
         case
             when status = 'measured' then
@@ -194,10 +199,10 @@ select
     difficulty,
     standard_error,
     degrees_of_freedom,
-    difficulty_test.t_statistic as t_statistic,
-    difficulty_test.p_value as p_value,
-    difficulty_test.ci_low as ci_low,
-    difficulty_test.ci_high as ci_high,
+    difficulty_test.t_statistic,
+    difficulty_test.p_value,
+    difficulty_test.ci_low,
+    difficulty_test.ci_high,
     reference_variance,
     reference_df_term,
     status,

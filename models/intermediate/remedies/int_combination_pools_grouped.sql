@@ -76,10 +76,10 @@ differences as (
         *,
         difficulty - pool_centre as difference_from_centre,
         power(1 - 1.0 / pool_size, 2) * reference_variance
-            + (pool_variance_sum - reference_variance) / power(pool_size, 2)
+        + (pool_variance_sum - reference_variance) / power(pool_size, 2)
             as difference_variance,
         power(1 - 1.0 / pool_size, 4) * reference_df_term
-            + (pool_df_term_sum - reference_df_term) / power(pool_size, 4)
+        + (pool_df_term_sum - reference_df_term) / power(pool_size, 4)
             as difference_df_term
     from pool_members
 ),
@@ -121,7 +121,7 @@ pools_decided as (
     select
         *,
         pool_size >= 2
-            and bool_and(is_member_equivalent) over (partition by template_id, pool_number)
+        and bool_and(is_member_equivalent) over (partition by template_id, pool_number)
             as is_pool_equivalent
     from decided
 ),

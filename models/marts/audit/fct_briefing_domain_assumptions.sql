@@ -44,7 +44,7 @@ judged as (
             pairs.briefing_text,
             greatest(1, mentions_summarised.match_position - {{ context_characters }}),
             least(mentions_summarised.match_position - 1, {{ context_characters }})
-                + length(mentions_summarised.matched_text) + {{ context_characters }}
+            + length(mentions_summarised.matched_text) + {{ context_characters }}
         ) as context,
         coalesce(
             pairs.definition_regex is not null
@@ -68,10 +68,16 @@ jargon as (
 
 {#- the spans the locale audit reports (seed rule matches, library findings) #}
 locale_spans as (
-    select challenge_id, match_position, matched_text
+    select
+        challenge_id,
+        match_position,
+        matched_text
     from {{ ref('int_briefing_locale_rules_matched') }}
     union all
-    select challenge_id, match_position, matched_text
+    select
+        challenge_id,
+        match_position,
+        matched_text
     from {{ ref('int_briefing_library_findings') }}
 ),
 
@@ -89,7 +95,7 @@ jargon_only as (
             jargon.briefing_text,
             greatest(1, jargon.match_position - {{ context_characters }}),
             least(jargon.match_position - 1, {{ context_characters }})
-                + length(jargon.term) + {{ context_characters }}
+            + length(jargon.term) + {{ context_characters }}
         ) as context,
         coalesce(
             jargon.override_description,
@@ -108,39 +114,55 @@ jargon_only as (
         jargon.zipf_frequency
     from jargon
     where not exists (
-        select 1
-        from mentions
-        where mentions.challenge_id = jargon.challenge_id
-            and (
-                lower(mentions.matched_text) = lower(jargon.term)
-                or (
-                    mentions.match_position < jargon.match_position + length(jargon.term)
-                    and jargon.match_position
+            select 1
+            from mentions
+            where mentions.challenge_id = jargon.challenge_id
+                and (
+                    lower(mentions.matched_text) = lower(jargon.term)
+                    or (
+                        mentions.match_position < jargon.match_position + length(jargon.term)
+                        and jargon.match_position
                         < mentions.match_position + length(mentions.matched_text)
+                    )
                 )
-            )
-    )
+        )
         and not exists (
             select 1
             from locale_spans
             where locale_spans.challenge_id = jargon.challenge_id
                 and locale_spans.match_position < jargon.match_position + length(jargon.term)
                 and jargon.match_position
-                    < locale_spans.match_position + length(locale_spans.matched_text)
+                < locale_spans.match_position + length(locale_spans.matched_text)
         )
 ),
 
 curated_and_jargon as (
     select
-        challenge_id, term_id, domain, matched_text, match_position, mentions, context,
-        term_description, is_defined,
+        challenge_id,
+        term_id,
+        domain,
+        matched_text,
+        match_position,
+        mentions,
+        context,
+        term_description,
+        is_defined,
         'curated' as term_source,
         cast(null as double) as zipf_frequency
     from judged
     union all
     select
-        challenge_id, term_id, domain, matched_text, match_position, mentions, context,
-        term_description, is_defined, term_source, zipf_frequency
+        challenge_id,
+        term_id,
+        domain,
+        matched_text,
+        match_position,
+        mentions,
+        context,
+        term_description,
+        is_defined,
+        term_source,
+        zipf_frequency
     from jargon_only
 ),
 
@@ -150,14 +172,15 @@ explained as (
         case when term_source = 'curated' then 'high' else 'candidate' end as severity,
         case
             when term_source = 'word_frequency' then row_number() over (
-                partition by challenge_id, term_source
-                order by zipf_frequency, match_position
-            )
+                    partition by challenge_id, term_source
+                    order by zipf_frequency, match_position
+                )
         end as rarity_rank,
         case
-            when is_defined then
-                'the briefing states what ' || matched_text
-                || case when term_source = 'curated' then ' requires' else ' means' end
+            when is_defined
+                then
+                    'the briefing states what ' || matched_text
+                    || case when term_source = 'curated' then ' requires' else ' means' end
             else
                 'the briefing mentions ' || matched_text || ' (' || domain || ': '
                 || term_description || ') ' || mentions || ' time(s) without stating what it'

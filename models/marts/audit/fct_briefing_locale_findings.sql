@@ -68,14 +68,14 @@ library_only as (
         library_findings.suggested_neutral_form
     from library_findings
     where not exists (
-        select 1
-        from unspecified_matches
-        where unspecified_matches.challenge_id = library_findings.challenge_id
-            and unspecified_matches.match_position
+            select 1
+            from unspecified_matches
+            where unspecified_matches.challenge_id = library_findings.challenge_id
+                and unspecified_matches.match_position
                 < library_findings.match_position + length(library_findings.matched_text)
-            and library_findings.match_position
+                and library_findings.match_position
                 < unspecified_matches.match_position + length(unspecified_matches.matched_text)
-    )
+        )
 ),
 
 findings_unioned as (
@@ -97,7 +97,7 @@ described as (
             findings_unioned.briefing_text,
             greatest(1, findings_unioned.match_position - {{ context_characters }}),
             least(findings_unioned.match_position - 1, {{ context_characters }})
-                + length(findings_unioned.matched_text) + {{ context_characters }}
+            + length(findings_unioned.matched_text) + {{ context_characters }}
         ) as context,
         findings_unioned.rule_description,
         findings_unioned.suggested_neutral_form,

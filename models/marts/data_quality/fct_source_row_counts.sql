@@ -50,19 +50,30 @@ clean_{{ table_name }} as (
 {% endfor %}
 clean_counts as (
     select * from clean_attempts
-    union all select * from clean_challenges
-    union all select * from clean_agents
-    union all select * from clean_models
-    union all select * from clean_test_cases
-    union all select * from clean_test_results
-    union all select * from clean_challenge_files
-    union all select * from clean_reference_corpus
-    union all select * from clean_rubric_items
-    union all select * from clean_rubric_scores
+    union all
+    select * from clean_challenges
+    union all
+    select * from clean_agents
+    union all
+    select * from clean_models
+    union all
+    select * from clean_test_cases
+    union all
+    select * from clean_test_results
+    union all
+    select * from clean_challenge_files
+    union all
+    select * from clean_reference_corpus
+    union all
+    select * from clean_rubric_items
+    union all
+    select * from clean_rubric_scores
 ),
 
 rejected_counts as (
-    select source_table, count(*) as rejected_rows
+    select
+        source_table,
+        count(*) as rejected_rows
     from rejected
     group by source_table
 ),

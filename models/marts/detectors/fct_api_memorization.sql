@@ -93,7 +93,7 @@ flagged as (
         coalesce(q_values.q_value < {{ var('alpha') }}, false) as is_significant,
         coalesce(
             q_values.q_value < {{ var('alpha') }}
-                and effects.slope_difference > {{ threshold }},
+            and effects.slope_difference > {{ threshold }},
             false
         ) as is_flagged
     from effects

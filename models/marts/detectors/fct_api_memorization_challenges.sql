@@ -7,7 +7,9 @@ slopes as (
 tested as (
     select
         *,
-        {{ contrast_test('slope_difference', 'standard_error', 'degrees_of_freedom', var('alpha'), 1) }}
+        {{ contrast_test(
+            'slope_difference', 'standard_error', 'degrees_of_freedom', var('alpha'), 1
+        ) }}
             as slope_test
     from slopes
 ),

@@ -89,7 +89,7 @@ flagged as (
         coalesce(q_values.q_value < {{ var('alpha') }}, false) as is_significant,
         coalesce(
             q_values.q_value < {{ var('alpha') }}
-                and abs(compared.gap_test.difference) > {{ threshold }},
+            and abs(compared.gap_test.difference) > {{ threshold }},
             false
         ) as is_flagged
     from compared

@@ -124,8 +124,8 @@ judged_contents as (
         recommendations.recommended_style,
         lead_family_evidence.effects_by_style,
         numbered_contents.status = 'tested'
-            and content_q_values.q_value < {{ var('alpha') }}
-            and numbered_contents.max_family_effect_change > {{ threshold }} as is_flagged
+        and content_q_values.q_value < {{ var('alpha') }}
+        and numbered_contents.max_family_effect_change > {{ threshold }} as is_flagged
     from numbered_contents
     left join content_q_values
         on numbered_contents.content_number = content_q_values.content_number
@@ -150,11 +150,15 @@ described_contents as (
                 || {{ format_number('f_statistic', '%.2f') }} || ', q = '
                 || {{ format_number('q_value', '%.2g') }}
                 || case
-                    when is_flagged then
-                        ' < alpha = {{ var("alpha") }} and beyond briefing_style_threshold = {{ threshold }}'
-                        || '; recommended style: ''' || coalesce(recommended_style, '?') || ''''
-                    when q_value < {{ var('alpha') }} then
-                        ' < alpha = {{ var("alpha") }} but within briefing_style_threshold = {{ threshold }}'
+                    when is_flagged
+                        then
+                            ' < alpha = {{ var("alpha") }} and beyond'
+                            || ' briefing_style_threshold = {{ threshold }}'
+                            || '; recommended style: ''' || coalesce(recommended_style, '?') || ''''
+                    when q_value < {{ var('alpha') }}
+                        then
+                            ' < alpha = {{ var("alpha") }} but within'
+                            || ' briefing_style_threshold = {{ threshold }}'
                     else ' >= alpha = {{ var("alpha") }}: no significant style sensitivity'
                 end
         end as content_reason

@@ -103,7 +103,8 @@ containments_ranked as (
         *,
         row_number() over (
             partition by challenge_a, challenge_b
-            order by containment desc, raw_containment desc, contained_challenge_id,
+            order by
+                containment desc, raw_containment desc, contained_challenge_id,
                 contained_file_path, containing_file_path
         ) as containment_rank
     from file_containments
@@ -175,9 +176,9 @@ codebases_compared as (
         challenge_a,
         challenge_b,
         max(shared_shingles / (shingles_a + shingles_b - shared_shingles))
-            filter (where normalisation = 'raw') as raw_similarity,
+        filter (where normalisation = 'raw') as raw_similarity,
         max(shared_shingles / (shingles_a + shingles_b - shared_shingles))
-            filter (where normalisation = 'normalised') as normalised_similarity,
+        filter (where normalisation = 'normalised') as normalised_similarity,
         max(shingles_a) filter (where normalisation = 'normalised') as normalised_shingles_a,
         max(shingles_b) filter (where normalisation = 'normalised') as normalised_shingles_b,
         max(shared_shingles) filter (where normalisation = 'normalised')

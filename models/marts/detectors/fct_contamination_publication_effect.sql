@@ -12,25 +12,31 @@ contamination as (
 groups_summarised as (
     select
         challenge_id,
-        count(*) filter (where publication_group = 'post_publication'
-            and adjusted_score is not null) as post_attempts,
+        count(
+            *) filter (
+            where publication_group = 'post_publication'
+            and adjusted_score is not null
+        ) as post_attempts,
         {#- in attempt order: the same bits on every build #}
         avg(adjusted_score order by attempt_id)
-            filter (where publication_group = 'post_publication') as post_mean_adjusted_score,
+        filter (where publication_group = 'post_publication') as post_mean_adjusted_score,
         var_samp(adjusted_score order by attempt_id)
-            filter (where publication_group = 'post_publication') as post_variance,
-        count(*) filter (where publication_group = 'pre_publication'
-            and adjusted_score is not null) as pre_attempts,
+        filter (where publication_group = 'post_publication') as post_variance,
+        count(
+            *) filter (
+            where publication_group = 'pre_publication'
+            and adjusted_score is not null
+        ) as pre_attempts,
         avg(adjusted_score order by attempt_id)
-            filter (where publication_group = 'pre_publication') as pre_mean_adjusted_score,
+        filter (where publication_group = 'pre_publication') as pre_mean_adjusted_score,
         var_samp(adjusted_score order by attempt_id)
-            filter (where publication_group = 'pre_publication') as pre_variance,
+        filter (where publication_group = 'pre_publication') as pre_variance,
         count(*) filter (where publication_group = 'unknown' or adjusted_score is null)
             as excluded_attempts,
         string_agg(distinct model_family, ',' order by model_family)
-            filter (where publication_group = 'post_publication') as post_families,
+        filter (where publication_group = 'post_publication') as post_families,
         string_agg(distinct model_family, ',' order by model_family)
-            filter (where publication_group = 'pre_publication') as pre_families
+        filter (where publication_group = 'pre_publication') as pre_families
     from adjusted_attempts
     group by challenge_id
 ),

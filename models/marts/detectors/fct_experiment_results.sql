@@ -59,7 +59,8 @@ criteria as (
             when discrimination_test.ci_high < -{{ margin }} then 'fail'
             else 'inconclusive'
         end as discrimination_status,
-        coalesce(discrimination_missing_reason, 'no standard error') as discrimination_missing_reason,
+        coalesce(discrimination_missing_reason, 'no standard error')
+            as discrimination_missing_reason,
         1 - 2 * {{ alpha }} as interval_level
     from experiments_tested
 ),
@@ -68,9 +69,10 @@ described as (
     select
         *,
         case
-            when mean_change_status = 'not_computable' then
-                'overall mean change not computable (fewer than two scored attempts in an arm,'
-                || ' or no variation)'
+            when mean_change_status = 'not_computable'
+                then
+                    'overall mean change not computable (fewer than two scored attempts in an arm,'
+                    || ' or no variation)'
             else
                 'overall mean ' || {{ format_number('mean_change', '%+.2f') }} || ' points ('
                 || {{ format_number('100 * interval_level', '%.0f') }} || '% CI '
@@ -84,10 +86,12 @@ described as (
                 end || ' +/-{{ max_mean_change }} (ab_max_mean_change)'
         end as mean_change_evidence,
         case
-            when variance_reduction_status = 'not_computable' then
-                'cross-family variance reduction not computable: ' || variance_missing_reason
+            when variance_reduction_status = 'not_computable'
+                then
+                    'cross-family variance reduction not computable: ' || variance_missing_reason
             else
-                'cross-family variance of family means ' || {{ format_number('arm_a_family_variance', '%.1f') }}
+                'cross-family variance of family means '
+                || {{ format_number('arm_a_family_variance', '%.1f') }}
                 || ' -> ' || {{ format_number('arm_b_family_variance', '%.1f') }} || ', reduction '
                 || {{ format_number('100 * variance_reduction', '%.0f') }} || '% ('
                 || {{ format_number('100 * interval_level', '%.0f') }} || '% CI '
@@ -100,10 +104,13 @@ described as (
                 end || ' {{ '%g' | format(100 * min_reduction) }}% (ab_min_variance_reduction)'
         end as variance_evidence,
         case
-            when discrimination_status = 'not_computable' then
-                'discrimination change not computable: ' || discrimination_missing_reason
+            when discrimination_status = 'not_computable'
+                then
+                    'discrimination change not computable: ' || discrimination_missing_reason
             else
-                'IRT discrimination ' || {{ format_number('arm_a_discrimination', '%.2f') }} || ' -> '
+                'IRT discrimination '
+                || {{ format_number('arm_a_discrimination', '%.2f') }}
+                || ' -> '
                 || {{ format_number('arm_b_discrimination', '%.2f') }} || ', change '
                 || {{ format_number('discrimination_change', '%+.2f') }} || ' ('
                 || {{ format_number('100 * interval_level', '%.0f') }} || '% CI '
@@ -137,13 +144,16 @@ explained as (
     select
         *,
         case
-            when verdict = 'not_testable' then
-                case
-                    when arm_a_challenges is null then 'no challenge in arm A'
-                    when arm_b_challenges is null then 'no challenge in arm B'
-                    when arm_a_attempts = 0 then 'no scored attempts in arm A (' || arm_a_challenges || ')'
-                    else 'no scored attempts in arm B (' || arm_b_challenges || ')'
-                end
+            when verdict = 'not_testable'
+                then
+                    case
+                        when arm_a_challenges is null then 'no challenge in arm A'
+                        when arm_b_challenges is null then 'no challenge in arm B'
+                        when
+                            arm_a_attempts = 0
+                            then 'no scored attempts in arm A (' || arm_a_challenges || ')'
+                        else 'no scored attempts in arm B (' || arm_b_challenges || ')'
+                    end
             else
                 case verdict
                     when 'success' then 'every criterion passes: '

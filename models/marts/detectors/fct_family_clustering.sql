@@ -41,7 +41,7 @@ one_row as (
             when platform_results.status is null then 'no agent has scored attempts'
             when platform_results.status <> 'ok' then platform_results.reason
         end as reason
-    from (select 1 as anchor) as anchor
+    from (select 1 as anchor) as anchor  -- noqa: ST11
     left join platform_results
         on true
 ),

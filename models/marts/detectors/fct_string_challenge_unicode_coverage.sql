@@ -99,12 +99,14 @@ explained as (
         *,
         len(missing_categories) = 0 as is_fully_covered,
         case
-            when len(missing_categories) = 0 then
-                'its ' || test_inputs || ' test inputs cover all ' || required_categories
-                || ' categories'
-            when test_inputs = 0 then
-                'no test cases: lacks all ' || required_categories || ' categories ('
-                || array_to_string(missing_categories, ', ') || ')'
+            when len(missing_categories) = 0
+                then
+                    'its ' || test_inputs || ' test inputs cover all ' || required_categories
+                    || ' categories'
+            when test_inputs = 0
+                then
+                    'no test cases: lacks all ' || required_categories || ' categories ('
+                    || array_to_string(missing_categories, ', ') || ')'
             else
                 'lacks ' || array_to_string(missing_categories, ', ') || ': none of its '
                 || test_inputs || ' test inputs matches those patterns (covers '

@@ -51,7 +51,9 @@ judged as (
         family_summaries.lead_d_dif_se,
         family_summaries.lead_ets_class,
         {{ dif_item_verdict() }} as verdict,
-        {{ dif_item_verdict_reason('pass', 'check whether it tests names or formats rather than behaviour') }} as reason
+        {{ dif_item_verdict_reason(
+            'pass', 'check whether it tests names or formats rather than behaviour'
+        ) }} as reason
     from test_cases
     left join results_counted
         on test_cases.test_case_id = results_counted.test_case_id

@@ -33,8 +33,7 @@ counted as (
             as {{ category }}_findings,
         {%- endfor %}
         len(list_filter(findings, lambda finding: finding.category in (
-            {%- for category in gated %}'{{ category }}'{{ ', ' if not loop.last }}{% endfor %}
-            {%- if not gated %}null{% endif -%}
+            {{- ("'" ~ (gated | join("', '")) ~ "'") if gated else 'null' -}}
         ))) as gated_findings,
         findings[1] as first_finding
     from linted
@@ -63,7 +62,12 @@ select
     cast(first_finding.suggested_rewrite as varchar) as first_finding_rewrite,
     cast(nullif(array_to_string(list_transform(
         findings,
-        lambda finding: 'line ' || finding.line || ' ' || finding.category || ': ' || finding.message
+        lambda finding: 'line '
+        || finding.line
+        || ' '
+        || finding.category
+        || ': '
+        || finding.message
     ), '; '), '') as varchar) as findings_text
 from counted
 order by test_case_id

@@ -127,8 +127,9 @@ explained as (
         changed_family_effects.changed_family_effect_before,
         changed_family_effects.changed_family_effect_after,
         case
-            when changes_marked.attempts = 0 then
-                'no scored attempts in this window (min_attempts = {{ var("min_attempts") }})'
+            when changes_marked.attempts = 0
+                then
+                    'no scored attempts in this window (min_attempts = {{ var("min_attempts") }})'
             else changes_marked.reason
         end as window_reason
     from changes_marked

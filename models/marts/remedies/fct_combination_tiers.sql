@@ -48,8 +48,12 @@ tiered as (
             when difficulty_band is null then 'unmeasured'
             when difficulty_band = 0 then 'standard'
             when difficulty_band > 0
-                then 'easier by about ' || {{ format_number('cast(difficulty_band * ' ~ width ~ ' as double)', '%g') }} || ' points'
-            else 'harder by about ' || {{ format_number('cast(-difficulty_band * ' ~ width ~ ' as double)', '%g') }} || ' points'
+                then 'easier by about '
+                    || {{ format_number('cast(difficulty_band * ' ~ width ~ ' as double)', '%g') }}
+                    || ' points'
+            else 'harder by about '
+                || {{ format_number('cast(-difficulty_band * ' ~ width ~ ' as double)', '%g') }}
+                || ' points'
         end as tier_label,
         band_low = band_high and band_low = difficulty_band as is_tier_certain
     from banded

@@ -28,7 +28,7 @@ with
 {%- set gaps = input_gaps + detector['gaps'] %}
 {{ detector['name'] }}_measured as (
     select
-    {%- for measure, spec in detector['measures'].items() %}
+        {% for measure, spec in detector['measures'].items() -%}
         (
             select {{ spec[0] }}
             from {{ ref(spec[1]) }}
@@ -36,7 +36,7 @@ with
             where {{ spec[2] }}
             {%- endif %}
         ) as {{ measure }}{{ ',' if not loop.last }}
-    {%- endfor %}
+        {% endfor %}
 ),
 
 {{ detector['name'] }}_covered as (
@@ -48,9 +48,9 @@ with
         {{ challenge_fairness.sql_string_literal(missing) }} as missing_inputs,
         {%- elif gaps -%}
         not (
-            {%- for condition, _ in gaps %}
+            {% for condition, _ in gaps -%}
             coalesce({{ condition }}, false){{ ' or' if not loop.last }}
-            {%- endfor %}
+            {% endfor -%}
         ) as is_available,
         nullif(concat_ws(
             '; ',
@@ -83,3 +83,4 @@ select
     cast(missing_inputs as varchar) as missing_inputs,
     cast(rows_analysed as bigint) as rows_analysed
 from unioned
+-- sqlfluff:exclude_rules:RF01,RF03,AM03,AM04,ST06,LT08,LT01,LT02,LT06

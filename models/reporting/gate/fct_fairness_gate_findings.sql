@@ -29,7 +29,7 @@ fairness_findings as (
         cast(validations.threshold as double) as threshold,
         cast(validations.threshold_parameter as varchar) as threshold_parameter,
         cast(validations.severity as varchar) as severity,
-        found.finding ->> 'message' as message,
+        found.finding ->> 'message' as message
     from validations
     cross join unnest(cast(cast(validations.findings as json) as json[])) as found (finding)
     where cast(validations.status as varchar) = 'failed'
@@ -46,7 +46,7 @@ suite_errors as (
         cast(null as double) as threshold,
         cast(null as varchar) as threshold_parameter,
         'error' as severity,
-        cast(failure_message as varchar) as message,
+        cast(failure_message as varchar) as message
     from validations
     where cast(status as varchar) = 'error'
 ),
@@ -62,7 +62,7 @@ input_problems as (
         threshold,
         threshold_parameter,
         'error' as severity,
-        message,
+        message
     from inputs_checked
     where is_failed and not is_allowed
 ),
@@ -90,7 +90,7 @@ numbered as (
                 end,
                 check_name, message, subject, model_family
         ) as finding_number,
-        *,
+        *
     from unioned
 )
 

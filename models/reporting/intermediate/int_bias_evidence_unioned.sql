@@ -41,11 +41,11 @@
     'rebalance_combinations', 'rewrite_challenge', 'watch', 'confirm_fix', 'collect_attempts'
 ] %}
 {%- set producers = challenge_fairness.evidence_producers() %}
-{%- set action_precedence -%}
-    case recommended_action
-        {%- for action in actions %} when '{{ action }}' then {{ loop.index }}{% endfor %}
-    end
-{%- endset %}
+{%- set action_whens = [] %}
+{%- for action in actions %}
+{%- do action_whens.append("when '" ~ action ~ "' then " ~ loop.index) %}
+{%- endfor %}
+{%- set action_precedence = 'case recommended_action ' ~ (action_whens | join(' ')) ~ ' end' %}
 with
 
 challenges as (
@@ -155,7 +155,8 @@ family_causes as (
         ranked_causes.action_reason as cause_action_reason,
         row_number() over (
             partition by flagged_family_effects.challenge_id, flagged_family_effects.model_family
-            order by ranked_causes.action_precedence, ranked_causes.detector,
+            order by
+                ranked_causes.action_precedence, ranked_causes.detector,
                 ranked_causes.finding_id
         ) as cause_rank
     from flagged_family_effects
@@ -164,7 +165,7 @@ family_causes as (
         and ranked_causes.can_explain_family_bias
         and (
             ranked_causes.model_family is null
-            or ranked_causes.model_family = flagged_family_effects.model_family
+            or flagged_family_effects.model_family = ranked_causes.model_family
         )
 ),
 
@@ -220,13 +221,13 @@ family_findings as (
         flagged_family_effects.challenge_q_value as q_value,
         cast({{ var('family_deviation_threshold') }} as double) as threshold,
         'family ' || flagged_family_effects.model_family || ' scores '
-            || {{ format_number('flagged_family_effects.adjusted_deviation', '%+.1f') }}
-            || ' points against the other families beyond what its ability elsewhere predicts ('
-            || {{ format_number('100 * flagged_family_effects.interval_level', '%.0f') }}
-            || '% CI ' || {{ format_number('flagged_family_effects.ci_low', '%+.1f') }} || ' to '
-            || {{ format_number('flagged_family_effects.ci_high', '%+.1f') }} || '; challenge q = '
-            || {{ format_number('flagged_family_effects.challenge_q_value', '%.2g') }}
-            || '; threshold {{ var("family_deviation_threshold") }} points)' as evidence,
+        || {{ format_number('flagged_family_effects.adjusted_deviation', '%+.1f') }}
+        || ' points against the other families beyond what its ability elsewhere predicts ('
+        || {{ format_number('100 * flagged_family_effects.interval_level', '%.0f') }}
+        || '% CI ' || {{ format_number('flagged_family_effects.ci_low', '%+.1f') }} || ' to '
+        || {{ format_number('flagged_family_effects.ci_high', '%+.1f') }} || '; challenge q = '
+        || {{ format_number('flagged_family_effects.challenge_q_value', '%.2g') }}
+        || '; threshold {{ var("family_deviation_threshold") }} points)' as evidence,
         case
             when holding_fixes.challenge_id is null and family_causes.cause_id is not null
                 then family_causes.cause_id
@@ -252,35 +253,43 @@ family_findings as (
             else 'retire_challenge'
         end as recommended_action,
         case
-            when holding_fixes.challenge_id is not null then
-                'the bias is gone since the window of '
-                || cast(holding_fixes.fixed_in_window as varchar)
-                || ' (fct_challenge_verdict_history: pass in every decided window since);'
-                || ' the all-time verdict still counts the earlier, biased attempts: confirm'
-                || ' the change that fixed it and re-baseline'
-            when family_causes.cause_detector = 'api_memorization' then
-                'this challenge''s own verdict flags family ' || flagged_family_effects.model_family
-                || ' and its API is memorised (' || family_causes.cause_finding_id
-                || '): memorised content cannot be un-memorised; retire the challenge'
-            when family_causes.cause_action is not null then
-                'the family bias is attributed to the ' || family_causes.cause_detector
-                || ' finding ' || family_causes.cause_finding_id || ' on this challenge: '
-                || family_causes.cause_action_reason
-            when arrival_drifts.challenge_id is not null then
-                'the bias began in the window of ' || cast(arrival_drifts.began_in_window as varchar)
-                || ', when family ' || flagged_family_effects.model_family || ' first attempted'
-                || ' this challenge (it passed before: fct_challenge_verdict_history): check '
-                || flagged_family_effects.model_family || '''s attempts (harness, tools, output'
-                || ' format) before changing the challenge; if they are sound, the challenge'
-                || case when flagged_family_effects.adjusted_deviation > 0 then ' favours '
-                    else ' penalises ' end
-                || flagged_family_effects.model_family || ': rewrite it, or retire it if no'
-                || ' cause is found'
-            when replacing_experiments.experiment_id is not null then
-                'family bias that no detector attributes to the tests, briefing or rubric, but'
-                || ' experiment ' || replacing_experiments.experiment_id || ' found its arm B ('
-                || replacing_experiments.arm_b_challenges || ') fairer: retire this challenge'
-                || ' in favour of arm B'
+            when holding_fixes.challenge_id is not null
+                then
+                    'the bias is gone since the window of '
+                    || cast(holding_fixes.fixed_in_window as varchar)
+                    || ' (fct_challenge_verdict_history: pass in every decided window since);'
+                    || ' the all-time verdict still counts the earlier, biased attempts: confirm'
+                    || ' the change that fixed it and re-baseline'
+            when family_causes.cause_detector = 'api_memorization'
+                then
+                    'this challenge''s own verdict flags family '
+                    || flagged_family_effects.model_family
+                    || ' and its API is memorised (' || family_causes.cause_finding_id
+                    || '): memorised content cannot be un-memorised; retire the challenge'
+            when family_causes.cause_action is not null
+                then
+                    'the family bias is attributed to the ' || family_causes.cause_detector
+                    || ' finding ' || family_causes.cause_finding_id || ' on this challenge: '
+                    || family_causes.cause_action_reason
+            when arrival_drifts.challenge_id is not null
+                then
+                    'the bias began in the window of '
+                    || cast(arrival_drifts.began_in_window as varchar)
+                    || ', when family ' || flagged_family_effects.model_family || ' first attempted'
+                    || ' this challenge (it passed before: fct_challenge_verdict_history): check '
+                    || flagged_family_effects.model_family || '''s attempts (harness, tools, output'
+                    || ' format) before changing the challenge; if they are sound, the challenge'
+                    || case when flagged_family_effects.adjusted_deviation > 0 then ' favours '
+                        else ' penalises '
+                    end
+                    || flagged_family_effects.model_family || ': rewrite it, or retire it if no'
+                    || ' cause is found'
+            when replacing_experiments.experiment_id is not null
+                then
+                    'family bias that no detector attributes to the tests, briefing or rubric, but'
+                    || ' experiment ' || replacing_experiments.experiment_id || ' found its arm B ('
+                    || replacing_experiments.arm_b_challenges || ') fairer: retire this challenge'
+                    || ' in favour of arm B'
             else
                 'family bias that no detector attributes to the tests, briefing or rubric:'
                 || ' inspect, and retire if no cause is found'
@@ -301,13 +310,39 @@ family_findings as (
 
 findings_unioned as (
     select
-        challenge_id, detector, finding_id, model_family, effect, effect_unit, ci_low, ci_high,
-        q_value, threshold, evidence, recommended_action, action_reason, cause_id, cause
+        challenge_id,
+        detector,
+        finding_id,
+        model_family,
+        effect,
+        effect_unit,
+        ci_low,
+        ci_high,
+        q_value,
+        threshold,
+        evidence,
+        recommended_action,
+        action_reason,
+        cause_id,
+        cause
     from family_findings
     union all
     select
-        challenge_id, detector, finding_id, model_family, effect, effect_unit, ci_low, ci_high,
-        q_value, threshold, evidence, recommended_action, action_reason, cause_id, cause
+        challenge_id,
+        detector,
+        finding_id,
+        model_family,
+        effect,
+        effect_unit,
+        ci_low,
+        ci_high,
+        q_value,
+        threshold,
+        evidence,
+        recommended_action,
+        action_reason,
+        cause_id,
+        cause
     from ranked_causes
 ),
 

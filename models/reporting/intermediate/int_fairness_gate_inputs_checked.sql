@@ -22,7 +22,7 @@
 {%- set max_optional_share = challenge_fairness.validated_var('fairness_gate_max_optional_rejected_share') -%}
 {%- set allowed = {} -%}
 {%- for name in ['fairness_gate_allow_no_testable_challenges', 'fairness_gate_allow_empty_suites'] -%}
-    {%- do allowed.update({name: challenge_fairness.validated_var(name)}) -%}
+{%- do allowed.update({name: challenge_fairness.validated_var(name)}) -%}
 {%- endfor -%}
 {%- set suites = challenge_fairness.gate_suite_names() -%}
 with
@@ -44,7 +44,7 @@ reasons_counted as (
     select
         source_table,
         rejection_reason,
-        count(*) as rejected_rows,
+        count(*) as rejected_rows
     from rejected_rows
     group by source_table, rejection_reason
 ),
@@ -55,7 +55,7 @@ reasons_listed as (
         string_agg(
             rejection_reason || ' ' || rejected_rows, ', '
             order by rejected_rows desc, rejection_reason
-        ) as reasons,
+        ) as reasons
     from reasons_counted
     group by source_table
 ),
@@ -77,7 +77,7 @@ required_tables_checked as (
                 || row_counts.raw_rows || ' raw = 0 clean + ' || row_counts.rejected_rows
                 || ' rejected: ' || coalesce(reasons_listed.reasons, 'no reason recorded')
                 || '); see fct_rejected_rows'
-        end as message,
+        end as message
     from row_counts
     left join reasons_listed
         on row_counts.source_table = reasons_listed.source_table
@@ -94,10 +94,12 @@ rejected_share_checked as (
         cast({{ max_share }} as double) as threshold,
         'fairness_gate_max_rejected_share' as threshold_parameter,
         round(100 * row_counts.rejected_rows / row_counts.raw_rows, 1) || ' % of the '
-            || row_counts.raw_rows || ' raw ' || row_counts.source_table || ' rows were rejected ('
-            || row_counts.rejected_rows || ': ' || coalesce(reasons_listed.reasons, 'no reason recorded')
-            || '), above fairness_gate_max_rejected_share = {{ max_share }}; see fct_rejected_rows'
-            as message,
+        || row_counts.raw_rows || ' raw ' || row_counts.source_table || ' rows were rejected ('
+        || row_counts.rejected_rows
+        || ': '
+        || coalesce(reasons_listed.reasons, 'no reason recorded')
+        || '), above fairness_gate_max_rejected_share = {{ max_share }}; see fct_rejected_rows'
+            as message
     from row_counts
     left join reasons_listed
         on row_counts.source_table = reasons_listed.source_table
@@ -116,11 +118,12 @@ optional_tables_checked as (
         cast({{ max_optional_share }} as double) as threshold,
         'fairness_gate_max_optional_rejected_share' as threshold_parameter,
         'optional table ' || row_counts.source_table || ' is unusable: '
-            || row_counts.rejected_rows || ' of its ' || row_counts.raw_rows
-            || ' raw rows were rejected (' || coalesce(reasons_listed.reasons, 'no reason recorded')
-            || '), above fairness_gate_max_optional_rejected_share = {{ max_optional_share }}; its detectors are'
-            || ' unavailable (fct_detector_coverage); fix the rows or leave the table out'
-            as message,
+        || row_counts.rejected_rows || ' of its ' || row_counts.raw_rows
+        || ' raw rows were rejected (' || coalesce(reasons_listed.reasons, 'no reason recorded')
+        || '), above fairness_gate_max_optional_rejected_share = {{ max_optional_share }};'
+        || ' its detectors are'
+        || ' unavailable (fct_detector_coverage); fix the rows or leave the table out'
+            as message
     from row_counts
     left join reasons_listed
         on row_counts.source_table = reasons_listed.source_table
@@ -131,7 +134,7 @@ optional_tables_checked as (
 eligibility_counted as (
     select
         eligibility,
-        count(*) as challenges,
+        count(*) as challenges
     from challenges_tested
     group by eligibility
 ),
@@ -147,12 +150,12 @@ testable_checked as (
         cast(null as double) as threshold,
         cast(null as varchar) as threshold_parameter,
         'no challenge could be tested: of ' || coalesce(sum(challenges), 0)
-            || ' clean challenges, none has eligibility tested ('
-            || coalesce(string_agg(eligibility || ' ' || challenges, ', ' order by eligibility), 'none')
-            || '; see int_challenges_tested.eligibility_reason, and the vars min_attempts and'
-            || ' min_family_attempts);'
-            || ' set fairness_gate_allow_no_testable_challenges: true to accept this'
-            as message,
+        || ' clean challenges, none has eligibility tested ('
+        || coalesce(string_agg(eligibility || ' ' || challenges, ', ' order by eligibility), 'none')
+        || '; see int_challenges_tested.eligibility_reason, and the vars min_attempts and'
+        || ' min_family_attempts);'
+        || ' set fairness_gate_allow_no_testable_challenges: true to accept this'
+            as message
     from eligibility_counted
 ),
 
@@ -166,7 +169,7 @@ suites_checked as (
         cast(null as double) as threshold,
         cast(null as varchar) as threshold_parameter,
         'var fairness_gate_suites is empty: the gate would check nothing; name the suites to'
-            || ' run, or set fairness_gate_allow_empty_suites: true to accept this' as message,
+        || ' run, or set fairness_gate_allow_empty_suites: true to accept this' as message
 ),
 
 checked as (

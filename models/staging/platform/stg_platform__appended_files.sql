@@ -19,16 +19,17 @@
 {%- set appended_tables = ['attempts', 'test_results', 'rubric_scores'] %}
 {%- set listed = [] %}
 {%- if execute and target.type == 'duckdb' and not scan_stage_from_files() %}
-    {%- for table_name in appended_tables %}
-        {%- set location = raw_parquet_location(table_name) %}
-        {%- if location and location.kind == 'folder' %}
+{%- for table_name in appended_tables %}
+{%- set location = raw_parquet_location(table_name) %}
+{%- if location and location.kind == 'folder' %}
             {%- for file in location.files %}
                 {%- do listed.append({'table': table_name, 'folder': location.path, 'file': file}) %}
             {%- endfor %}
         {%- endif %}
-    {%- endfor %}
+{%- endfor %}
 {%- endif %}
-{%- if execute and invocation_args_dict.get('which') in ['build', 'run', 'retry'] and not flags.FULL_REFRESH %}
+{%- if execute and invocation_args_dict.get('which') in ['build', 'run', 'retry']
+    and not flags.FULL_REFRESH %}
     {%- set stored = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) %}
     {%- if stored is not none %}
         {%- set previous = [] %}

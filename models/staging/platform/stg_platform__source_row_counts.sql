@@ -30,13 +30,14 @@ with
     select
         '{{ table_name }}' as source_table,
         count(*) as raw_rows,
-        {{ sql_string_literal(present | join(',') if present is not none else none) }} as source_columns
+        {{ sql_string_literal(present | join(',') if present is not none else none) }}
+            as source_columns
     from
-        {%- if table_name in optional_columns %}
+    {%- if table_name in optional_columns %}
         {{ optional_source_rows(table_name, optional_columns[table_name]) }} as source
-        {%- else %}
+    {%- else %}
         {{ source_rows(table_name) }} as source
-        {%- endif %}
+    {%- endif %}
 ),
 
 {% endfor %}

@@ -22,7 +22,8 @@ code as (
     select
         source.source_row_number,
         {{ optional_column('test_cases', 'test_code', 'string') }} as test_code,
-        nullif(lower(trim({{ optional_column('test_cases', 'language', 'string') }})), '') as language
+        nullif(lower(trim({{ optional_column('test_cases', 'language', 'string') }})), '')
+            as language
     from source
 ),
 

@@ -47,8 +47,8 @@
 {%- set hashed = ['source_row_number', 'attempt_id', 'challenge_id', 'agent_id', 'score', 'submitted_at'] %}
 {%- set raw_hashed, source_hashed = [], [] %}
 {%- for column in hashed %}
-    {%- do raw_hashed.append('raw.' ~ column) %}
-    {%- do source_hashed.append('source.' ~ column) %}
+{%- do raw_hashed.append('raw.' ~ column) %}
+{%- do source_hashed.append('source.' ~ column) %}
 {%- endfor %}
 {#- Only the rows whose outcome can change, unless the stored rows were validated otherwise. #}
 {%- set changed_rows_only = folds_changed_rows('validated_with', validated_with) %}
@@ -109,7 +109,8 @@ typed as (
         source.score as raw_score,
         try_cast(source.score as double) as score,
         source.submitted_at as raw_submitted_at,
-        {{ challenge_fairness.utc_timestamp('source.submitted_at', 'attempts', 'submitted_at') }} as submitted_at,
+        {{ challenge_fairness.utc_timestamp('source.submitted_at', 'attempts', 'submitted_at') }}
+            as submitted_at,
         {{ row_hash(source_hashed) }} as row_checksum,
         case
             when source.attempt_id is not null then coalesce(duplicates.key_copies, 1)

@@ -25,7 +25,7 @@ keyed as (
         *,
         {# length-prefixed, so ('a/b', 'c') and ('a', 'b/c') stay different keys #}
         length(cast(challenge_id as string)) || ':' || cast(challenge_id as string)
-            || cast(file_path as string) as file_key
+        || cast(file_path as string) as file_key
     from source
 ),
 

@@ -35,7 +35,7 @@
     {'attempt_id': 'string', 'rubric_item_id': 'string', 'points': 'double'}
 ) %}
 {%- set validated_with -%}
-    {{ sql_string_literal('bias_scan_date=' ~ (var('bias_scan_date', none) or '') ~ ';rubric_items=') }}
+{{ sql_string_literal('bias_scan_date=' ~ (var('bias_scan_date', none) or '') ~ ';rubric_items=') }}
     || (
         select cast(count(*) as string) || ':'
             || cast(coalesce({{ checksum_sum(row_hash(['rubric_item_id', 'challenge_id', 'max_points'])) }}, 0) as string)
@@ -96,7 +96,9 @@ rubric_items as (
 
 typed as (
     select
-        {{ row_hash(['source.source_row_number', 'source.attempt_id', 'source.rubric_item_id', 'source.points']) }}
+        {{ row_hash([
+            'source.source_row_number', 'source.attempt_id', 'source.rubric_item_id', 'source.points'
+        ]) }}
             as row_checksum,
         source.source_row_number,
         cast(source.attempt_id as string) as attempt_id,
@@ -120,7 +122,8 @@ checked as (
             {#- A found attempt or rubric item has a non-blank id: trim only the others. #}
             when attempts.attempt_id is null and nullif(trim(typed.attempt_id), '') is null
                 then 'null_attempt_id'
-            when rubric_items.rubric_item_id is null and nullif(trim(typed.rubric_item_id), '') is null
+            when rubric_items.rubric_item_id is null
+                and nullif(trim(typed.rubric_item_id), '') is null
                 then 'null_rubric_item_id'
             when typed.duplicate_kind = 'conflicting' then 'conflicting_rubric_score_id'
             when typed.duplicate_kind = 'duplicate' then 'duplicate_rubric_score_id'
@@ -160,8 +163,10 @@ select
             ) }}
     end as raw_record,
     row_checksum,
-    (select max(source_row_number) from {{ ref('base_platform__attempts') }})
-        as last_attempt_row_number,
+    (
+        select max(attempts.source_row_number)
+        from {{ ref('base_platform__attempts') }} as attempts
+    ) as last_attempt_row_number,
     {{ validated_with }} as validated_with
 from checked
 {%- if changed_rows_only %}

@@ -126,7 +126,9 @@ typed as (
         cast(source.test_case_id as string) as test_case_id,
         source.passed as raw_passed,
         try_cast(cast(source.passed as string) as boolean) as passed,
-        {{ row_hash(['source.source_row_number', 'source.attempt_id', 'source.test_case_id', 'source.passed']) }}
+        {{ row_hash([
+            'source.source_row_number', 'source.attempt_id', 'source.test_case_id', 'source.passed'
+        ]) }}
             as row_checksum,
         duplicates.duplicate_kind
     from source
@@ -205,8 +207,10 @@ compressed as (
         count(*) as results,
         {{ checksum_sum('row_checksum') }} as row_checksum,
         max(last_source_row_number) as last_source_row_number,
-        (select max(source_row_number) from {{ ref('base_platform__attempts') }})
-            as last_attempt_row_number,
+        (
+            select max(attempts.source_row_number)
+            from {{ ref('base_platform__attempts') }} as attempts
+        ) as last_attempt_row_number,
         {{ validated_with }} as validated_with
     from keyed
     group by
