@@ -235,6 +235,33 @@ def test_what_the_run_start_can_see_stops_the_run_with_its_own_cause(
         run.output
     )
 
+    # a scan date no attempt can reach, and a trim that leaves one score in a judged cell
+    run = run_dbt(
+        READ_ALL,
+        database=tmp_path / "marts.duckdb",
+        work_dir=tmp_path,
+        dbt_vars={
+            "raw_parquet_dir": str(raw_folder),
+            "bias_scan_date": "2999-01-01",
+            "trim_proportion": 0.46,
+            "min_family_attempts": 10,
+        },
+    )
+    assert not run.success
+    assert "bias_scan_date = 2999-01-01 is after the run date (UTC) plus" in run.output
+    assert (
+        "trim_proportion = 0.46 keeps a single score of a family cell of 11 attempts"
+        " (min_family_attempts = 10)"
+    ) in run.output
+    assert "use a trim_proportion below 0.4545" in run.output
+    run = run_dbt(
+        ["run", "--select", "int_bias_scan_date"],
+        database=tmp_path / "marts.duckdb",
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(raw_folder), "trim_proportion": 0.45},
+    )
+    assert "trim_proportion" not in run.output  # 0.45 keeps two of 11 (and of 10)
+
     run = run_on_parquet(str(folder) + "/[ab]", tmp_path)
     assert not run.success
     assert "holds glob characters" in run.output

@@ -7,7 +7,11 @@
       - fairness_gate_suites names a suite twice;
       - raw_parquet_dir or parquet_export_dir is a file, not a folder, or holds glob
         characters (DuckDB would expand * ? [ in a path);
-      - bias_scan_date before every attempt (the scan would judge nothing).
+      - bias_scan_date before every attempt (the scan would judge nothing), or after the run
+        date plus plausible_timestamp_days_ahead (a scan filed under a day that has not come);
+      - trim_proportion so large, for min_family_attempts, that a judged family cell keeps a
+        single score after trimming (Yuen's variance needs two): the verdict would call
+        such cells not computable wherever they occur.
     Commands that do not build skip it, as check_raw_inputs does.
 #}
 {% macro check_run_start() -%}
@@ -64,6 +68,35 @@
                 ~ " first was submitted on " ~ first ~ "): the scan would judge nothing; give a"
                 ~ " date on or after " ~ first) -%}
         {%- endif -%}
+    {%- endif -%}
+
+    {#- A scan date after the run date (what staging still accepts as plausible): no attempt
+        can be that late, and the scan would be filed under a day that has not come. -#}
+    {%- if scan_date -%}
+        {%- set days_ahead = var('plausible_timestamp_days_ahead') | int -%}
+        {%- set latest = (modules.datetime.datetime.utcnow().date()
+            + modules.datetime.timedelta(days=days_ahead)) | string -%}
+        {%- if (scan_date | string) > latest -%}
+            {%- do problems.append("bias_scan_date = " ~ scan_date ~ " is after the run date (UTC) plus"
+                ~ " plausible_timestamp_days_ahead = " ~ days_ahead ~ " (" ~ latest ~ "): no attempt"
+                ~ " can be that late; give a date on or before " ~ latest
+                ~ " (or null: the date of the latest clean attempt)") -%}
+        {%- endif -%}
+    {%- endif -%}
+
+    {#- A trim that leaves one score in a judged cell. Trimming g = floor(t n) scores from
+        each tail of a cell of n keeps h = n - 2g; h < 2 happens only for odd n with
+        t >= (n - 1) / 2n, a bound that grows with n, so the smallest odd n at or above
+        min_family_attempts is the cell to check (the UDF's own arithmetic, stats.py). -#}
+    {%- set trim = var('trim_proportion') | float -%}
+    {%- set smallest = var('min_family_attempts') | int -%}
+    {%- set odd = smallest if smallest % 2 == 1 else smallest + 1 -%}
+    {%- set kept = odd - 2 * ((trim * odd) | int) -%}
+    {%- if kept < 2 -%}
+        {%- do problems.append("trim_proportion = " ~ trim ~ " keeps a single score of a family cell"
+            ~ " of " ~ odd ~ " attempts (min_family_attempts = " ~ smallest ~ "), and Yuen's"
+            ~ " variance needs two: such cells could not be judged; use a trim_proportion below "
+            ~ "%.4f" | format((odd - 1) / (2 * odd)) ~ " or a larger min_family_attempts") -%}
     {%- endif -%}
 
     {#- Optional tables present without a column their staging model reads. -#}
