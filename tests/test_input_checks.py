@@ -265,3 +265,19 @@ def test_what_the_run_start_can_see_stops_the_run_with_its_own_cause(
     run = run_on_parquet(str(folder) + "/[ab]", tmp_path)
     assert not run.success
     assert "holds glob characters" in run.output
+
+    # an optional table with a column of a type its contract does not accept
+    pq.write_table(
+        pa.table({"attempt_id": ["a"], "test_case_id": ["t"], "passed": [0.7]}),
+        folder / "test_results.parquet",
+    )
+    run = run_dbt(
+        [*READ_ALL, "base_platform__test_results"],
+        database=tmp_path / "marts.duckdb",
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(folder)},
+    )
+    assert not run.success
+    assert (
+        "column test_results.passed in the raw input is DOUBLE, expected BOOLEAN (or VARCHAR,"
+    ) in run.output

@@ -4,7 +4,7 @@
     (a file `<table>.parquet` or a folder `<table>/` whose files with rows all have them)
     or in schema `challenge_fairness_raw_schema` of the target database. Any problem stops
     the run with one message: which table or column is missing or has a type the contract
-    does not accept (check_raw_types.sql), where it looked, and what the contract expects. Optional tables and columns are not checked. Commands that do not
+    does not accept (check_raw_types.sql), where it looked, and what the contract expects. Optional tables are checked by check_run_start (columns, types). Commands that do not
     build (parse, compile, docs, seed, run-operation) and selections that read no raw
     table skip the check.
 #}

@@ -10,6 +10,8 @@
     - TIMESTAMP: TIMESTAMP_S/_MS/_NS, TIMESTAMP WITH TIME ZONE, DATE, VARCHAR (the rule of
       macro utc_timestamp);
     - DATE: the timestamp types and VARCHAR;
+    - BOOLEAN (optional test_results.passed): also any integer and VARCHAR (true/false,
+      t/f, 1/0, yes/no, parsed per row; anything else is rejected);
     - any column: NULL (an all-NULL column of a parquet file).
     Returns the problems as sentences ([] when every column is accepted).
 #}
@@ -24,6 +26,7 @@
         'DOUBLE': ['DOUBLE', 'FLOAT', 'DECIMAL', 'VARCHAR'] + integers,
         'TIMESTAMP': timestamps,
         'DATE': timestamps,
+        'BOOLEAN': ['BOOLEAN', 'VARCHAR'] + integers,
     } -%}
     {%- set problems = [] -%}
     {%- for column, expected in contract_columns if column in columns_found -%}

@@ -3,7 +3,8 @@
     so that it stops the run in seconds with its own cause instead of minutes later with
     another one. Each problem is one sentence; all are listed in one message.
       - an optional table that is present lacks a column its staging model reads (it would
-        fail as a binder error): the table, the column, what the table has;
+        fail as a binder error): the table, the column, what the table has; or a column of
+        it has a type that is neither its contract's nor a safe cast (check_raw_types.sql);
       - fairness_gate_suites names a suite twice;
       - raw_parquet_dir or parquet_export_dir is a file, not a folder, or holds glob
         characters (DuckDB would expand * ? [ in a path);
@@ -103,13 +104,17 @@
     {%- if target.type == 'duckdb' and not challenge_fairness.scan_stage_from_files() -%}
         {%- for table, columns in challenge_fairness._optional_input_columns().items() -%}
             {%- if ('base_platform__' ~ table) in selected_models and challenge_fairness.source_table_exists(table) -%}
-                {%- set present = challenge_fairness._raw_column_types(
-                    challenge_fairness._raw_table_relation(table)).keys() | list -%}
-                {%- set missing = columns | reject('in', present) | list -%}
+                {%- set types = challenge_fairness._raw_column_types(
+                    challenge_fairness._raw_table_relation(table)) -%}
+                {%- set present = types.keys() | list -%}
+                {%- set missing = columns | map(attribute=0) | reject('in', present) | list -%}
                 {%- if missing -%}
                     {%- do problems.append("optional table " ~ table ~ " is present but lacks column(s) "
                         ~ (missing | join(', ')) ~ " (it has: " ~ (present | join(', '))
                         ~ "); add them, or leave the table out (its detectors are then unavailable)") -%}
+                {%- else -%}
+                    {%- do problems.extend(challenge_fairness._raw_type_problems(
+                        table, 'the raw input', types, columns)) -%}
                 {%- endif -%}
             {%- endif -%}
         {%- endfor -%}
@@ -126,16 +131,18 @@
 {#
     The columns each optional table must have when it is present (the ones its base model
     reads; optional columns of optional tables, e.g. reference_corpus.published_at, are not
-    listed). Keep in step with models/staging/platform/base/base_platform__<table>.sql.
+    listed), with their contract types (docs/source_contract.md). Keep in step with
+    models/staging/platform/base/base_platform__<table>.sql.
 #}
 {% macro _optional_input_columns() -%}
     {{ return({
-        'test_cases': ['test_case_id', 'challenge_id', 'input_text'],
-        'test_results': ['attempt_id', 'test_case_id', 'passed'],
-        'rubric_items': ['rubric_item_id', 'challenge_id', 'description', 'max_points'],
-        'rubric_scores': ['attempt_id', 'rubric_item_id', 'points'],
-        'challenge_files': ['challenge_id', 'file_path', 'content'],
-        'reference_corpus': ['document_id', 'source', 'content'],
+        'test_cases': [('test_case_id', 'VARCHAR'), ('challenge_id', 'VARCHAR'), ('input_text', 'VARCHAR')],
+        'test_results': [('attempt_id', 'VARCHAR'), ('test_case_id', 'VARCHAR'), ('passed', 'BOOLEAN')],
+        'rubric_items': [('rubric_item_id', 'VARCHAR'), ('challenge_id', 'VARCHAR'),
+            ('description', 'VARCHAR'), ('max_points', 'DOUBLE')],
+        'rubric_scores': [('attempt_id', 'VARCHAR'), ('rubric_item_id', 'VARCHAR'), ('points', 'DOUBLE')],
+        'challenge_files': [('challenge_id', 'VARCHAR'), ('file_path', 'VARCHAR'), ('content', 'VARCHAR')],
+        'reference_corpus': [('document_id', 'VARCHAR'), ('source', 'VARCHAR'), ('content', 'VARCHAR')],
     }) }}
 {%- endmacro %}
 
