@@ -295,3 +295,30 @@ def test_udf_on_duckdb_equals_the_pure_function() -> None:
         " 'challenge_mean', 1, 1, 0.95, 10, 1)"
     ).fetchone()[0]
     assert null_row is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(1, 40),
+    columns=st.integers(1, 8),
+    missing=st.floats(0, 1),
+    level=st.floats(0.05, 0.99),
+    seed=st.integers(0, 10_000),
+)
+def test_percentile_interval_is_numpys_nanquantile_per_column(
+    rows: int, columns: int, missing: float, level: float, seed: int
+) -> None:
+    """The vectorised path (columns without NaN) and the NaN path agree with numpy's own
+    per-column nanquantile, ties and all-NaN columns included."""
+    rng = np.random.default_rng(seed)
+    samples = np.round(rng.normal(size=(rows, columns)), 1)
+    samples[rng.random(samples.shape) < missing] = np.nan
+    low, high = lb.percentile_interval(samples, level)
+    tail = (1.0 - level) / 2.0
+    for column in range(columns):
+        values = samples[:, column]
+        if np.isfinite(values).any():
+            assert low[column] == np.nanquantile(values, tail, method="lower")
+            assert high[column] == np.nanquantile(values, 1.0 - tail, method="higher")
+        else:
+            assert np.isnan(low[column]) and np.isnan(high[column])
