@@ -61,3 +61,20 @@ def test_a_replaced_or_truncated_source_stops_a_daily_run(tmp_path: Path) -> Non
         " run dbt build --full-refresh once after an upgrade"
     ) in older.output
     assert "Binder Error" not in older.output
+
+    # the same for a column the model's YAML declares, whatever the run reads: run start
+    # names the model and every missing column before anything is built
+    with duckdb.connect(str(database)) as connection:
+        connection.execute("alter table staging.base_platform__attempts drop column raw_record")
+    older = run_dbt(SELECT, database=database, work_dir=tmp_path, dbt_vars=daily)
+    assert not older.success
+    assert "challenge_fairness stops before building anything" in older.output
+    assert ("base_platform__attempts: the stored table") in older.output
+    assert (
+        "lacks columns raw_record, validated_with, so it was built by an older version of"
+        " challenge_fairness: run dbt build --full-refresh once after an upgrade"
+    ) in older.output
+    refreshed = run_dbt(
+        [*SELECT, "--full-refresh"], database=database, work_dir=tmp_path, dbt_vars=daily
+    )
+    assert refreshed.success, refreshed.output

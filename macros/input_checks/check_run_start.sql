@@ -8,6 +8,8 @@
       - fairness_gate_suites names a suite twice;
       - raw_parquet_dir or parquet_export_dir is a file, not a folder, or holds glob
         characters (DuckDB would expand * ? [ in a path);
+      - an incremental model's stored table lacks a column its YAML declares: it was built
+        by an older version (the upgrade sentence, instead of a binder error mid-run);
       - bias_scan_date before every attempt (the scan would judge nothing), or after the run
         date plus plausible_timestamp_days_ahead (a scan filed under a day that has not come);
       - trim_proportion so large, for min_family_attempts, that a judged family cell keeps a
@@ -98,6 +100,35 @@
             ~ " of " ~ odd ~ " attempts (min_family_attempts = " ~ smallest ~ "), and Yuen's"
             ~ " variance needs two: such cells could not be judged; use a trim_proportion below "
             ~ "%.4f" | format((odd - 1) / (2 * odd)) ~ " or a larger min_family_attempts") -%}
+    {%- endif -%}
+
+    {#- Incremental models (selected, not a full refresh) whose stored table lacks a column
+        the model declares: a database built by an older version. One catalog query per
+        model; the columns an incremental run reads that the YAML leaves undeclared are
+        guarded where they are read (macro _require_stored_column). -#}
+    {%- if not flags.FULL_REFRESH -%}
+        {%- for unique_id in selected_resources -%}
+            {%- set node = graph.nodes.get(unique_id) -%}
+            {%- if node is not none and node.resource_type == 'model'
+                and node.package_name == 'challenge_fairness'
+                and node.config.materialized == 'incremental' and node.columns -%}
+                {%- set stored = adapter.get_relation(
+                    database=node.database, schema=node.schema, identifier=node.alias) -%}
+                {%- if stored is not none -%}
+                    {%- set stored_columns = adapter.get_columns_in_relation(stored)
+                        | map(attribute='name') | map('lower') | list -%}
+                    {%- set missing = node.columns.keys() | map('lower')
+                        | reject('in', stored_columns) | list -%}
+                    {%- if stored_columns and missing -%}
+                        {%- do problems.append(node.name ~ ": the stored table " ~ stored
+                            ~ " lacks column" ~ ("s " if missing | length > 1 else " ")
+                            ~ (missing | join(', ')) ~ ", so it was built by"
+                            ~ " an older version of challenge_fairness: run dbt build --full-refresh"
+                            ~ " once after an upgrade (it rebuilds every table from the raw tables)") -%}
+                    {%- endif -%}
+                {%- endif -%}
+            {%- endif -%}
+        {%- endfor -%}
     {%- endif -%}
 
     {#- Optional tables present without a column their staging model reads. -#}
