@@ -41,6 +41,12 @@
     'rebalance_combinations', 'rewrite_challenge', 'watch', 'confirm_fix', 'collect_attempts'
 ] %}
 {%- set producers = challenge_fairness.evidence_producers() %}
+{#- The columns every finding has, in one order (the family findings and the others). -#}
+{%- set finding_columns = [
+    'challenge_id', 'detector', 'finding_id', 'model_family', 'effect', 'effect_unit',
+    'ci_low', 'ci_high', 'q_value', 'threshold', 'evidence', 'recommended_action',
+    'action_reason', 'cause_id', 'cause',
+] %}
 {%- set action_whens = [] %}
 {%- for action in actions %}
 {%- do action_whens.append("when '" ~ action ~ "' then " ~ loop.index) %}
@@ -310,39 +316,11 @@ family_findings as (
 
 findings_unioned as (
     select
-        challenge_id,
-        detector,
-        finding_id,
-        model_family,
-        effect,
-        effect_unit,
-        ci_low,
-        ci_high,
-        q_value,
-        threshold,
-        evidence,
-        recommended_action,
-        action_reason,
-        cause_id,
-        cause
+        {{ finding_columns | join(',\n        ') }}
     from family_findings
     union all
     select
-        challenge_id,
-        detector,
-        finding_id,
-        model_family,
-        effect,
-        effect_unit,
-        ci_low,
-        ci_high,
-        q_value,
-        threshold,
-        evidence,
-        recommended_action,
-        action_reason,
-        cause_id,
-        cause
+        {{ finding_columns | join(',\n        ') }}
     from ranked_causes
 ),
 
