@@ -60,9 +60,9 @@ INCREMENT_SHARE_TARGET = 0.15
 RUN_HISTORIES = {"rpt_daily_bias_scan", "rpt_review_queue"}
 # A count keeps the largest row it ever held: its watermark, not a result.
 BOOKKEEPING = {
-    "base_platform__test_results.last_source_row_number",
-    "base_platform__test_results.last_attempt_row_number",
-    "base_platform__rubric_scores.last_attempt_row_number",
+    "int_keyed__test_results_checked.last_source_row_number",
+    "int_keyed__test_results_checked.last_attempt_row_number",
+    "int_keyed__rubric_scores_checked.last_attempt_row_number",
     "int_attempt_score_cells_counted.last_source_row_number",
 }
 TOP_NODES = 8

@@ -44,10 +44,10 @@ RUN_STAMP_COLUMNS = (
 ENGINE_HASH_COLUMNS = (
     "base_platform__attempts.row_checksum",
     "base_platform__attempts.attempt_id_hash",
-    "base_platform__rubric_scores.row_checksum",
-    "base_platform__rubric_scores.validated_with",
-    "base_platform__test_results.row_checksum",
-    "base_platform__test_results.validated_with",
+    "int_keyed__rubric_scores_checked.row_checksum",
+    "int_keyed__rubric_scores_checked.validated_with",
+    "int_keyed__test_results_checked.row_checksum",
+    "int_keyed__test_results_checked.validated_with",
 )
 
 

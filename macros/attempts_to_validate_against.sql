@@ -1,6 +1,7 @@
 {#
     The attempts a test result or rubric score is validated against: every valid attempt
-    (base_platform__attempts without a rejection), in this run's scan or not, with the
+    (a row of base_platform__attempts clean by its own rules and not rejected after
+    staging, in int_keyed__rows_rejected), in this run's scan or not, with the
     columns those checks use and `is_in_scan` (macro attempt_in_scan). A row of an attempt
     left out of a scan as of var bias_scan_date is valid, and kept out of the scan.
     `only_ids` (a select of attempt ids), when given, keeps those attempts only: an
@@ -26,10 +27,12 @@
     where rejection_reason is null
         and source_row_number > {{ recent_after }}
         and attempt_id in ({{ only_ids }})
+        and {{ challenge_fairness.kept_after_staging('attempts') }}
     union all
     select {{ columns }}
     from {{ ref('base_platform__attempts') }}
     where rejection_reason is null
+        and {{ challenge_fairness.kept_after_staging('attempts') }}
         and attempt_id in (
             {{ only_ids }}
             except
@@ -39,6 +42,7 @@
     select {{ columns }}
     from {{ ref('base_platform__attempts') }}
     where rejection_reason is null
+        and {{ challenge_fairness.kept_after_staging('attempts') }}
     {%- if only_ids %}
         and attempt_id in ({{ only_ids }})
     {%- endif %}
@@ -54,4 +58,5 @@
     from {{ ref('base_platform__attempts') }}
     where rejection_reason is null
         and source_row_number > {{ row_number }}
+        and {{ challenge_fairness.kept_after_staging('attempts') }}
 {%- endmacro %}

@@ -15,11 +15,7 @@
     - `rows_again`: the row numbers up to the watermark validated again: the rows rejected
       before and, when the model's table keeps every row with its id (`stores_rows`), the
       clean rows (`clean_before`, the opposite condition, on a column of the table)
-      sharing an id with `reread_ids` or whose `column` is no longer among the values of
-      `relation`, for each (column, relation) of `dropped_references` (e.g. an attempt
-      whose challenge is no longer clean; that search is compiled in only when the distinct
-      values of `column` show such rows). They are found in the table, not in the raw
-      one; by the hash of the id when the table has one (`id_hash_column`: a 64-bit
+      sharing an id with `reread_ids`. They are found in the table, not in the raw one; by the hash of the id when the table has one (`id_hash_column`: a 64-bit
       column is read and probed several times faster than a text one; a collision only
       validates again a clean row of another id, which comes out the same, since the
       other copies of a clean row's id are rejected rows, read again anyway);
@@ -39,7 +35,7 @@
       and stored, compared in every run (a replaced or rewritten table).
     The model compares `raw_kept` with what it stored, and stops the run on a difference.
 #}
-{% macro revalidated_rows(raw, id_column, columns, checksum, also_ids=none, rejected_before='rejection_reason is not null', watermark_column='source_row_number', ids_without_history=none, stores_rows=true, clean_before='rejection_reason is null', id_hash_column=none, dropped_references=[]) -%}
+{% macro revalidated_rows(raw, id_column, columns, checksum, also_ids=none, rejected_before='rejection_reason is not null', watermark_column='source_row_number', ids_without_history=none, stores_rows=true, clean_before='rejection_reason is null', id_hash_column=none) -%}
 {%- set stored = stored_maximum(watermark_column) %}
 {%- for stored_column in [id_hash_column, 'row_checksum' if stores_rows else none] if stored_column and execute %}
     {%- do challenge_fairness._require_stored_column(stored_column) %}
@@ -69,22 +65,6 @@
         'select count(*) from (' ~ reread_ids_select ~ ') as reread_ids where id is not null') %}
     {%- set reads_raw_ids = reread.columns[0].values()[0] > 0 %}
 {%- endif %}
-{#- A reference is dropped when a clean row points to a key its relation no longer holds:
-    rare, and known before the run from the distinct keys of the clean rows (a cheap
-    aggregate), so the run only looks for those rows when there are some: probing every
-    clean row against the relation costs seconds at platform scale. #}
-{%- set dropped = [] %}
-{%- if stores_rows and execute %}
-    {%- for column, relation in dropped_references %}
-        {%- set found = run_query(
-            'select count(*) from (select distinct ' ~ column ~ ' as reference from ' ~ this
-            ~ ' as kept where kept.' ~ clean_before ~ ') as kept anti join ' ~ relation
-            ~ ' as referenced on kept.reference = referenced.' ~ column) %}
-        {%- if found.columns[0].values()[0] > 0 %}
-            {%- do dropped.append((column, relation)) %}
-        {%- endif %}
-    {%- endfor %}
-{%- endif %}
 {#- The model's table is read where needed, not through a CTE: DuckDB would materialise it. -#}
 watermark as (
     select cast({{ last_row_number }} as bigint) as last_row_number
@@ -112,14 +92,6 @@ rows_again as (
         ) as reread
             on kept.{{ id_hash_column or id_column }} = reread.id
         where kept.{{ clean_before }}
-        {%- for column, relation in dropped %}
-        union
-        select kept.source_row_number
-        from {{ this }} as kept
-        anti join {{ relation }} as referenced
-            on kept.{{ column }} = referenced.{{ column }}
-        where kept.{{ clean_before }}
-        {%- endfor %}
     ) as clean_again
     {%- endif %}
 ),

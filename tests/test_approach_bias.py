@@ -231,7 +231,7 @@ def test_mart_equals_an_independent_pandas_computation() -> None:
         assert row.standard_error == pytest.approx(expected["se"], rel=RTOL)
         assert row.families_compared == len(pairs)
     labelled = read_table(
-        build["database"], "select count(*) as n from staging.stg_platform__attempt_approaches"
+        build["database"], "select count(*) as n from intermediate.int_keyed__attempt_approaches"
     )
     assert labelled["n"].iloc[0] == tables["attempts"]["approach"].notna().sum()
 

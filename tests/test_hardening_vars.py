@@ -193,7 +193,7 @@ def invalid_vars_with(payload: str) -> dict[str, Any]:
     [
         (["build"], QUOTE_PAYLOAD),
         (["compile", "--select", "int_bias_scan_date"], SEMICOLON_PAYLOAD),
-        (["test", "--select", "stg_platform__attempts"], COMMENT_PAYLOAD),
+        (["test", "--select", "int_keyed__attempts"], COMMENT_PAYLOAD),
     ],
     ids=["build-quote", "compile-semicolon", "test-comment"],
 )

@@ -38,9 +38,9 @@ VARS = {"fairness_gate_severity": "warn", "fairness_gate_allow_no_testable_chall
 RUN_HISTORIES = {"rpt_daily_bias_scan", "rpt_review_queue"}
 # Watermarks: a count keeps the largest row it ever held; a row, the attempts' when it was written.
 RUN_BOOKKEEPING = {
-    "base_platform__test_results.last_source_row_number",
-    "base_platform__test_results.last_attempt_row_number",
-    "base_platform__rubric_scores.last_attempt_row_number",
+    "int_keyed__test_results_checked.last_source_row_number",
+    "int_keyed__test_results_checked.last_attempt_row_number",
+    "int_keyed__rubric_scores_checked.last_attempt_row_number",
 }
 LATE_AGENT = "agent-registered-late"
 # The raw tables that grow by appended rows (the others are dimensions, edited below).
@@ -214,28 +214,29 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def test_the_increments_hold_every_planted_case(builds: dict[str, Any]) -> None:
     reasons = read_table(
         builds["full"],
-        "select rejection_reason, count(*) as n from staging.base_platform__attempts group by all",
+        "select rejection_reason, count(*) as n from intermediate.int_keyed__rows_rejected"
+        " where source_table = 'attempts' group by all",
     ).set_index("rejection_reason")["n"]
     assert reasons["conflicting_attempt_id"] >= 6
     assert reasons["duplicate_attempt_id"] >= 2
     assert reasons["unknown_challenge_id"] > 100  # the attempts of the conflicting challenge
     late = read_table(
         builds["full"],
-        "select count(*) as n from staging.stg_platform__attempts"
+        "select count(*) as n from intermediate.int_keyed__attempts"
         f" where attempt_id like 'late-%' or agent_id = '{LATE_AGENT}'",
     )
     assert late.n[0] == 6
     reasons = read_table(
         builds["full"],
-        "select rejection_reason, sum(results) as n from staging.base_platform__test_results"
-        " group by all",
+        "select rejection_reason, sum(results) as n"
+        " from intermediate.int_keyed__test_results_checked group by all",
     ).set_index("rejection_reason")["n"]
     assert reasons["conflicting_test_result_id"] >= 6
     assert reasons["duplicate_test_result_id"] >= 2
     assert reasons["unknown_attempt_id"] > 100  # those of attempts rejected since
     reasons = read_table(
         builds["full"],
-        "select rejection_reason, count(*) as n from staging.base_platform__rubric_scores"
+        "select rejection_reason, count(*) as n from intermediate.int_keyed__rubric_scores_checked"
         " group by all",
     ).set_index("rejection_reason")["n"]
     assert reasons["conflicting_rubric_score_id"] >= 6
@@ -244,8 +245,8 @@ def test_the_increments_hold_every_planted_case(builds: dict[str, Any]) -> None:
 
 INCREMENTAL_FACTS = (
     "base_platform__attempts",
-    "base_platform__test_results",
-    "base_platform__rubric_scores",
+    "int_keyed__test_results_checked",
+    "int_keyed__rubric_scores_checked",
     "int_attempt_score_cells_counted",
 )
 
@@ -263,9 +264,14 @@ def test_a_daily_run_reads_past_the_watermark(builds: dict[str, Any]) -> None:
 def assert_equal_to_full_refresh(
     full: Path, incremental: Path, staging_ignore: frozenset[str] = frozenset()
 ) -> None:
-    """Every relation of `main` (the run histories left out) and of `staging` (but
-    `staging_ignore`) is the same in both databases, to 1e-9, the watermarks left out."""
-    for schema, ignore in (("main", RUN_HISTORIES), ("staging", staging_ignore)):
+    """Every relation of `main` (the run histories left out), of `staging` (but
+    `staging_ignore`) and of `intermediate` (the key checks after staging and every model
+    after them) is the same in both databases, to 1e-9, the watermarks left out."""
+    for schema, ignore in (
+        ("main", RUN_HISTORIES),
+        ("staging", staging_ignore),
+        ("intermediate", frozenset()),
+    ):
         results = compare_marts.compare(
             full,
             incremental,
@@ -288,13 +294,13 @@ EDITS_IN_PLACE = {
     "select min(source_row_number) from staging.base_platform__attempts"
     " where rejection_reason is null and attempt_id_copies = 1 and score < 90)",
     # a clean result (not among the rejected rows, hence counted) flips
-    "base_platform__test_results": "update raw.test_results set passed = not passed"
+    "int_keyed__test_results_checked": "update raw.test_results set passed = not passed"
     " where rowid = (select min(rowid) from raw.test_results where passed is not null"
-    " and rowid not in (select source_row_number from staging.base_platform__test_results"
+    " and rowid not in (select source_row_number from intermediate.int_keyed__test_results_checked"
     " where source_row_number is not null))",
-    "base_platform__rubric_scores": "update raw.rubric_scores set points = points + 0.25"
-    " where rowid = (select min(source_row_number) from staging.base_platform__rubric_scores"
-    " where rejection_reason is null)",
+    "int_keyed__rubric_scores_checked": "update raw.rubric_scores set points = points + 0.25"
+    " where rowid = (select min(source_row_number)"
+    " from intermediate.int_keyed__rubric_scores_checked where rejection_reason is null)",
 }
 
 

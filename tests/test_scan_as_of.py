@@ -132,7 +132,7 @@ def test_the_scan_as_of_a_past_day_equals_the_scan_run_that_day(scans: dict[str,
 def test_the_scan_reads_only_the_attempts_up_to_the_date(scans: dict[str, Any]) -> None:
     in_scan = read_table(
         scans["later"],
-        "select count(*) as n, max(submitted_at) as last from staging.stg_platform__attempts",
+        "select count(*) as n, max(submitted_at) as last from intermediate.int_keyed__attempts",
     )
     counts = read_table(
         scans["later"],

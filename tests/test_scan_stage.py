@@ -28,7 +28,7 @@ pytestmark = pytest.mark.dbt
 VARS = {"fairness_gate_severity": "warn"}
 # A sum of 64-bit hashes is a HUGEINT in DuckDB, which parquet stores as a DOUBLE: the
 # incremental scan's bookkeeping, which nothing downstream reads.
-IGNORED_COLUMNS = {"base_platform__test_results.row_checksum", *compare_marts.RUN_STAMP_COLUMNS}
+IGNORED_COLUMNS = {"int_keyed__test_results_checked.row_checksum", *compare_marts.RUN_STAMP_COLUMNS}
 
 
 def scan_stage_relations(run_dir: Path) -> dict[str, str]:

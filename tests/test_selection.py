@@ -244,10 +244,10 @@ def test_verdict_subgraph_builds_on_a_fresh_database_and_its_keys_are_tested(
     verdicts = read_table(database, "select count(*) as n from main.fct_challenge_verdicts")
     assert int(verdicts["n"].iloc[0]) > 0
 
-    # the staged attempts and challenges pass their relationships test; then a challenge
-    # vanishes from staging after its attempts were staged: the test fails, named
+    # the clean attempts and challenges pass their relationships test; then a challenge
+    # vanishes from staging after the key checks ran: the test fails, named
     run = run_dbt(
-        ["build", "--select", "stg_platform__attempts", "stg_platform__challenges"],
+        ["build", "--select", "int_keyed__attempts", "stg_platform__challenges"],
         database=database,
         work_dir=tmp_path,
         dbt_vars={"raw_parquet_dir": str(tmp_path / "raw")},
@@ -256,10 +256,10 @@ def test_verdict_subgraph_builds_on_a_fresh_database_and_its_keys_are_tested(
     with duckdb.connect(str(database)) as connection:
         connection.execute(
             "delete from staging.base_platform__challenges where challenge_id ="
-            " (select min(challenge_id) from staging.stg_platform__attempts)"
+            " (select min(challenge_id) from intermediate.int_keyed__attempts)"
         )
     run = run_dbt(
-        ["test", "--select", "stg_platform__attempts"],
+        ["test", "--select", "int_keyed__attempts", "stg_platform__challenges"],
         database=database,
         work_dir=tmp_path,
         dbt_vars={"raw_parquet_dir": str(tmp_path / "raw")},
@@ -267,5 +267,5 @@ def test_verdict_subgraph_builds_on_a_fresh_database_and_its_keys_are_tested(
     assert not run.success
     failed = [result.node.name for result in run.result.result if str(result.status) == "fail"]
     assert failed == [
-        "relationships_stg_platform__attempts_challenge_id__challenge_id__ref_stg_platform__challenges_"
+        "relationships_int_keyed__attempts_challenge_id__challenge_id__ref_stg_platform__challenges_"
     ], run.messages

@@ -26,9 +26,9 @@ pytestmark = pytest.mark.dbt
 
 #: Tables whose clean rows must come out the same whatever bad rows sit beside them.
 JUDGED_TABLES = (
-    "staging.stg_platform__attempts",
+    "intermediate.int_keyed__attempts",
     "staging.stg_platform__challenges",
-    "staging.stg_platform__agents",
+    "intermediate.int_keyed__agents",
     "staging.stg_platform__models",
     "intermediate.int_bias_scan_date",
     "main.fct_challenge_verdicts",
@@ -115,7 +115,7 @@ def test_internal_column_names_in_the_source_change_nothing(builds: dict[str, An
     )
     combinations = dirty["main.fct_combination_difficulty"]
     assert len(combinations) > 0 and (combinations.variable_combination != "{}").any()
-    assert dirty["staging.stg_platform__attempts"].attempt_id.is_unique
+    assert dirty["intermediate.int_keyed__attempts"].attempt_id.is_unique
 
 
 def test_text_tags_are_parsed_per_row(builds: dict[str, Any]) -> None:

@@ -142,17 +142,17 @@ def test_bad_rows_are_rejected_with_their_reasons_and_nothing_else(
 ) -> None:
     rejected = read_table(
         planted["database"],
-        "select 'test_cases' as source_table, rejection_reason"
-        " from staging.base_platform__test_cases where rejection_reason is not null"
+        "select source_table, rejection_reason from intermediate.int_keyed__rows_rejected"
+        " where source_table = 'test_cases'"
         " union all select 'test_results', rejection_reason"
-        " from staging.base_platform__test_results where rejection_reason is not null",
+        " from intermediate.int_keyed__test_results_checked where rejection_reason is not null",
     )
     assert Counter(map(tuple, rejected.to_numpy().tolist())) == Counter(
         planted["expected_rejections"]
     )
     clean = read_table(
         planted["database"],
-        "select count(*) as n, sum(results) as results from staging.stg_platform__test_results",
+        "select count(*) as n, sum(results) as results from intermediate.int_keyed__test_results",
     )
     assert clean["results"][0] == planted["tables"]["test_results"].num_rows  # type: ignore[index]
     assert clean["n"][0] < clean["results"][0]  # compressed: one row per test case, agent, band

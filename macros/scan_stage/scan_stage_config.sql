@@ -6,11 +6,15 @@
     - On DuckDB with var `scan_stage_dir` set, a view over those files (macro
       scan_stage_files): the statistics stage reads what the warehouse wrote.
     - Otherwise (the all-DuckDB build) `materialized` itself.
+    A view only the scan stage reads (`warehouse_view`: the raw rows of a large table, read
+    by the fold that checks them) stays a view on the warehouse: nothing is copied.
     Call it in the model, after its own config(): `{{ scan_stage_config('incremental') }}`.
 #}
-{% macro scan_stage_config(materialized) -%}
+{% macro scan_stage_config(materialized, warehouse_view=false) -%}
     {%- set scan_stage_dir = var('scan_stage_dir', none) -%}
-    {%- if target.type != 'duckdb' -%}
+    {%- if target.type != 'duckdb' and warehouse_view -%}
+        {%- do config(materialized='view') -%}
+    {%- elif target.type != 'duckdb' -%}
         {%- if scan_stage_dir is none and execute -%}
             {{ exceptions.raise_compiler_error(
                 "On " ~ target.type ~ ", set var scan_stage_dir: the folder the scan stage's "

@@ -7,7 +7,11 @@
 with
 
 briefings as (
-    select * from {{ ref('stg_platform__challenge_briefings') }}
+    select
+        challenge_id,
+        briefing_text
+    from {{ ref('stg_platform__challenges') }}
+    where briefing_text is not null
 ),
 
 rules as (

@@ -13,15 +13,15 @@
 with
 
 rubric_scores as (
-    select * from {{ ref('stg_platform__rubric_scores') }}
+    select * from {{ ref('int_keyed__rubric_scores') }}
 ),
 
 rubric_items as (
-    select * from {{ ref('stg_platform__rubric_items') }}
+    select * from {{ ref('int_keyed__rubric_items') }}
 ),
 
 agents as (
-    select * from {{ ref('stg_platform__agents') }}
+    select * from {{ ref('int_keyed__agents') }}
 ),
 
 models as (

@@ -5,7 +5,7 @@ matches as (
 ),
 
 rubric_items as (
-    select * from {{ ref('stg_platform__rubric_items') }}
+    select * from {{ ref('int_keyed__rubric_items') }}
 ),
 
 rules as (

@@ -8,15 +8,15 @@
 with
 
 approaches as (
-    select * from {{ ref('stg_platform__attempt_approaches') }}
+    select * from {{ ref('int_keyed__attempt_approaches') }}
 ),
 
 attempts as (
-    select * from {{ ref('stg_platform__attempts') }}
+    select * from {{ ref('int_keyed__attempts') }}
 ),
 
 agents as (
-    select * from {{ ref('stg_platform__agents') }}
+    select * from {{ ref('int_keyed__agents') }}
 ),
 
 models as (

@@ -7,7 +7,7 @@
 with
 
 challenge_files as (
-    select * from {{ ref('stg_platform__challenge_files') }}
+    select * from {{ ref('int_keyed__challenge_files') }}
 ),
 
 reference_corpus as (

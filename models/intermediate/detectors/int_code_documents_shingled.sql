@@ -16,7 +16,7 @@ documents as (
 ),
 
 challenge_files as (
-    select * from {{ ref('stg_platform__challenge_files') }}
+    select * from {{ ref('int_keyed__challenge_files') }}
 ),
 
 reference_corpus as (

@@ -22,13 +22,13 @@ contamination as (
 
 {# Only the attempts of flagged challenges are read at attempt grain (none on most platforms). #}
 attempts as (
-    select * from {{ ref('stg_platform__attempts') }}
+    select * from {{ ref('int_keyed__attempts') }}
     where is_scored
         and challenge_id in (select contamination.challenge_id from contamination)
 ),
 
 agents as (
-    select * from {{ ref('stg_platform__agents') }}
+    select * from {{ ref('int_keyed__agents') }}
 ),
 
 models as (

@@ -6,11 +6,21 @@
 with
 
 test_code as (
-    select * from {{ ref('stg_platform__test_case_code') }}
+    select
+        test_case_id,
+        challenge_id,
+        test_code,
+        language
+    from {{ ref('int_keyed__test_cases') }}
+    where test_code is not null
 ),
 
 briefings as (
-    select * from {{ ref('stg_platform__challenge_briefings') }}
+    select
+        challenge_id,
+        briefing_text
+    from {{ ref('stg_platform__challenges') }}
+    where briefing_text is not null
 ),
 
 linted as (

@@ -1,6 +1,6 @@
 {#
     Test results for the DIF: one row per (test case, model family, score band) with passes
-    and failures, summed from the compressed results (stg_platform__test_results: one row
+    and failures, summed from the compressed results (int_keyed__test_results: one row
     per test case, agent, band, outcome). Band b of B = `dif_score_bands` equal-width bands
     holds attempt scores in [100 b / B, 100 (b + 1) / B); the top band includes 100.
     Results of unscored attempts (band NULL) cannot be matched on the score and are left
@@ -9,15 +9,15 @@
 with
 
 test_results as (
-    select * from {{ ref('stg_platform__test_results') }}
+    select * from {{ ref('int_keyed__test_results') }}
 ),
 
 test_cases as (
-    select * from {{ ref('stg_platform__test_cases') }}
+    select * from {{ ref('int_keyed__test_cases') }}
 ),
 
 agents as (
-    select * from {{ ref('stg_platform__agents') }}
+    select * from {{ ref('int_keyed__agents') }}
 ),
 
 models as (

@@ -12,7 +12,8 @@
     `last_source_row_number`), the rows rejected now and the rows rejected at the last run
     (kept here one by one: `source_row_number`, every other column NULL). Each leaves the
     cell it was counted in, if it was clean then, and joins its cell if it is clean now
-    (a row's values never change: base_platform__attempts checks that). Every cell is
+    (a row's values never change: base_platform__attempts checks that; the rows rejected
+    now are those of int_keyed__rows_rejected). Every cell is
     counted again when the vars it is counted under changed (`counted_under`).
 #}
 {{ config(
@@ -43,31 +44,40 @@ watermark as (
 ),
 {% endif %}
 
+{#- the attempts rejected now: in staging or by the key checks after it #}
+rejected_attempts as (
+    select source_row_number
+    from {{ ref('int_keyed__rows_rejected') }}
+    where source_table = 'attempts'
+),
+
 {%- set attempt_columns -%}
-        source_row_number,
-        challenge_id,
-        agent_id,
-        {{ verdict_window_start('submitted_at') }} as window_start,
-        score,
-        {{ attempt_in_scan('submitted_at') }} as is_in_scan,
-        rejection_reason is null as is_clean
-    from {{ ref('base_platform__attempts') }}
+        attempts.source_row_number,
+        attempts.challenge_id,
+        attempts.agent_id,
+        {{ verdict_window_start('attempts.submitted_at') }} as window_start,
+        attempts.score,
+        {{ attempt_in_scan('attempts.submitted_at') }} as is_in_scan,
+        rejected.source_row_number is null as is_clean
+    from {{ ref('base_platform__attempts') }} as attempts
+    left join rejected_attempts as rejected
+        on attempts.source_row_number = rejected.source_row_number
 {%- endset %}
 attempts as (
     select {{ attempt_columns }}
     {%- if changed_rows_only %}
-    {#- three filters the scan can use (the row numbers past the watermark, one column, a
-        join on few rows), one row each #}
-    where source_row_number > (select last_row_number from watermark)
+    {#- three filters the scan can use (the row numbers past the watermark, a join on few
+        rows twice), one row each #}
+    where attempts.source_row_number > (select last_row_number from watermark)
     union all
     select {{ attempt_columns }}
-    where source_row_number <= (select last_row_number from watermark)
-        and rejection_reason is not null
+    where attempts.source_row_number <= (select last_row_number from watermark)
+        and rejected.source_row_number is not null
     union all
     select {{ attempt_columns }}
-    where source_row_number <= (select last_row_number from watermark)
-        and rejection_reason is null
-        and source_row_number in (
+    where attempts.source_row_number <= (select last_row_number from watermark)
+        and rejected.source_row_number is null
+        and attempts.source_row_number in (
             select source_row_number from {{ this }} where source_row_number is not null
         )
     {%- endif %}

@@ -9,7 +9,7 @@
 with
 
 attempts as (
-    select * from {{ ref('stg_platform__attempts') }}
+    select * from {{ ref('int_keyed__attempts') }}
 ),
 
 latest_attempts as (

@@ -1,11 +1,11 @@
 with
 
 rubric_items as (
-    select * from {{ ref('stg_platform__rubric_items') }}
+    select * from {{ ref('int_keyed__rubric_items') }}
 ),
 
 rubric_scores as (
-    select * from {{ ref('stg_platform__rubric_scores') }}
+    select * from {{ ref('int_keyed__rubric_scores') }}
 ),
 
 dif_tested as (

@@ -1,7 +1,7 @@
 with
 
 rejected as (
-    select * from {{ ref('stg_platform__rejected_rows') }}
+    {{ rejected_platform_rows() }}
 )
 
 select

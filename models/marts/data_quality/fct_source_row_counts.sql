@@ -5,10 +5,10 @@ raw_counts as (
 ),
 
 rejected as (
-    select * from {{ ref('stg_platform__rejected_rows') }}
+    {{ rejected_platform_rows() }}
 ),
 
-{#- The attempts and the rows tied to them are counted in their base models: valid rows
+{#- The attempts and the rows tied to them are counted where they are checked: valid rows
     left out of the scan (var bias_scan_date) are clean, just not in this run's scan. #}
 {%- set attempt_bound = ['attempts', 'test_results', 'rubric_scores'] %}
 {% for table_name in [
@@ -39,11 +39,17 @@ clean_{{ table_name }} as (
         {%- else -%}
         cast(null as bigint) as unscored_rows
         {%- endif %}
-    {% if table_name in attempt_bound -%}
-    from {{ ref('base_platform__' ~ table_name) }}
+    {% if table_name == 'attempts' -%}
+    from {{ ref('base_platform__attempts') }}
     where rejection_reason is null
-    {%- else -%}
+        and {{ kept_after_staging('attempts') }}
+    {%- elif table_name in attempt_bound -%}
+    from {{ ref('int_keyed__' ~ table_name ~ '_checked') }}
+    where rejection_reason is null
+    {%- elif table_name in ['challenges', 'models', 'reference_corpus'] -%}
     from {{ ref('stg_platform__' ~ table_name) }}
+    {%- else -%}
+    from {{ ref('int_keyed__' ~ table_name) }}
     {%- endif %}
 ),
 

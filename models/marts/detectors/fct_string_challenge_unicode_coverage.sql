@@ -11,7 +11,7 @@ challenges as (
 ),
 
 test_cases as (
-    select * from {{ ref('stg_platform__test_cases') }}
+    select * from {{ ref('int_keyed__test_cases') }}
 ),
 
 categories as (

@@ -1,11 +1,11 @@
 with
 
 test_cases as (
-    select * from {{ ref('stg_platform__test_cases') }}
+    select * from {{ ref('int_keyed__test_cases') }}
 ),
 
 test_results as (
-    select * from {{ ref('stg_platform__test_results') }}
+    select * from {{ ref('int_keyed__test_results') }}
 ),
 
 dif_tested as (

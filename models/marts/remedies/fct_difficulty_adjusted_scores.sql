@@ -6,7 +6,7 @@
 with
 
 attempts as (
-    select * from {{ ref('stg_platform__attempts') }}
+    select * from {{ ref('int_keyed__attempts') }}
 ),
 
 challenges as (
@@ -14,7 +14,7 @@ challenges as (
 ),
 
 agents as (
-    select * from {{ ref('stg_platform__agents') }}
+    select * from {{ ref('int_keyed__agents') }}
 ),
 
 models as (

@@ -13,7 +13,9 @@ renamed as (
         briefing_style,
         experiment_id,
         experiment_arm,
-        tags
+        tags,
+        case when nullif(trim(briefing_text), '') is not null then briefing_text end
+            as briefing_text
     from source
     where rejection_reason is null
 )

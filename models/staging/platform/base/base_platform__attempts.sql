@@ -1,20 +1,23 @@
 {#
-    Every raw attempt row, typed, with the first rule it breaks (NULL when clean).
-    A NULL score is valid (the attempt was not scored); it is counted downstream.
-    A timestamp outside the plausible window (not before var earliest_plausible_timestamp,
-    not after the run date plus var plausible_timestamp_days_ahead days) is rejected, so
-    the scan date and the verdict history never follow an outlier such as 9999-12-31.
+    Every raw attempt row, typed, with the first rule of this table it breaks (NULL when
+    clean by them). A NULL score is valid (the attempt was not scored); it is counted
+    downstream. A timestamp outside the plausible window (not before var
+    earliest_plausible_timestamp, not after the run date plus var
+    plausible_timestamp_days_ahead days) is rejected, so the scan date and the verdict
+    history never follow an outlier such as 9999-12-31. Whether the challenge and the agent
+    exist is checked after staging (int_keyed__rows_rejected); for those checks the row
+    keeps what its rejection record needs: `raw_score` and `raw_submitted_at`, the raw
+    value when the typed one does not give it back (macro raw_value_kept), and the
+    optional `approach` label.
 
     Incremental, equal to a full refresh. The raw table is an append-only log: its rows
     keep their `source_row_number`, and the watermark is the largest one already here. A
     run validates again, with the same rules, only the rows whose outcome can change:
     - the new rows (past the watermark), whatever their submitted_at (late attempts too);
-    - every rejected row (read again from the raw table: a fix in place, or a challenge or
-      agent that now exists, moves it to the clean side; so does a timestamp the run date
-      has caught up with);
+    - every rejected row (read again from the raw table: a fix in place moves it to the
+      clean side; so does a timestamp the run date has caught up with);
     - every row sharing an attempt_id with those (a correction, the same attempt_id with
       other values, makes every copy conflicting; an exact repeat, a duplicate);
-    - clean rows whose challenge or agent is no longer clean;
     - every row when a validation var changed (`validated_with`).
     They are found in this table (the copies of an id by `attempt_id_hash`), and read from
     the raw table by their row numbers, which the scan skips to (macro revalidated_rows).
@@ -40,11 +43,16 @@
 {%- set compared = ['challenge_id', 'agent_id', 'score', 'submitted_at'] %}
 {%- set validated_with -%}
     {{ sql_string_literal(
-        'earliest_plausible_timestamp=' ~ var('earliest_plausible_timestamp')
+        'rules=own-table;earliest_plausible_timestamp=' ~ var('earliest_plausible_timestamp')
         ~ ';plausible_timestamp_days_ahead=' ~ var('plausible_timestamp_days_ahead')) }}
 {%- endset %}
 {#- The checksum of a raw row, of its values as read (rows clean before are checked by it). #}
 {%- set hashed = ['source_row_number', 'attempt_id', 'challenge_id', 'agent_id', 'score', 'submitted_at'] %}
+{#- The optional label is staged with the row (int_keyed__attempt_approaches), so it is
+    part of what the row was validated as. #}
+{%- if 'approach' in source_column_names('attempts') %}
+{%- do hashed.append('approach') %}
+{%- endif %}
 {%- set raw_hashed, source_hashed = [], [] %}
 {%- for column in hashed %}
 {%- do raw_hashed.append('raw.' ~ column) %}
@@ -60,10 +68,6 @@ with
     id_column='attempt_id',
     columns=hashed[1:],
     checksum=row_hash(raw_hashed),
-    dropped_references=[
-        ('challenge_id', ref('stg_platform__challenges')),
-        ('agent_id', ref('stg_platform__agents')),
-    ],
     id_hash_column='attempt_id_hash',
 ) }},
 
@@ -92,14 +96,6 @@ duplicates as (
 ),
 {% endif %}
 
-challenges as (
-    select * from {{ ref('stg_platform__challenges') }}
-),
-
-agents as (
-    select * from {{ ref('stg_platform__agents') }}
-),
-
 typed as (
     select
         source.source_row_number,
@@ -111,6 +107,7 @@ typed as (
         source.submitted_at as raw_submitted_at,
         {{ challenge_fairness.utc_timestamp('source.submitted_at', 'attempts', 'submitted_at') }}
             as submitted_at,
+        nullif(trim({{ optional_column('attempts', 'approach', 'string') }}), '') as approach,
         {{ row_hash(source_hashed) }} as row_checksum,
         case
             when source.attempt_id is not null then coalesce(duplicates.key_copies, 1)
@@ -130,18 +127,14 @@ checked as (
         typed.score,
         typed.submitted_at,
         typed.attempt_id_copies,
+        typed.approach,
         typed.row_checksum,
         case
             when nullif(trim(typed.attempt_id), '') is null then 'null_attempt_id'
             when typed.duplicate_kind = 'conflicting' then 'conflicting_attempt_id'
             when typed.duplicate_kind = 'duplicate' then 'duplicate_attempt_id'
-            {#- A found challenge or agent has a non-blank id: trim only the others. #}
-            when challenges.challenge_id is null and nullif(trim(typed.challenge_id), '') is null
-                then 'null_challenge_id'
-            when agents.agent_id is null and nullif(trim(typed.agent_id), '') is null
-                then 'null_agent_id'
-            when challenges.challenge_id is null then 'unknown_challenge_id'
-            when agents.agent_id is null then 'unknown_agent_id'
+            when nullif(trim(typed.challenge_id), '') is null then 'null_challenge_id'
+            when nullif(trim(typed.agent_id), '') is null then 'null_agent_id'
             when typed.raw_score is not null and typed.score is null then 'score_not_numeric'
             when not {{ is_finite('typed.score') }} then 'score_not_finite'
             when typed.score < 0 or typed.score > 100 then 'score_out_of_range'
@@ -153,10 +146,6 @@ checked as (
         typed.raw_score,
         typed.raw_submitted_at
     from typed
-    left join challenges
-        on typed.challenge_id = challenges.challenge_id
-    left join agents
-        on typed.agent_id = agents.agent_id
 )
 
 select
@@ -167,6 +156,7 @@ select
     score,
     submitted_at,
     attempt_id_copies,
+    approach,
     rejection_reason,
     case
         when rejection_reason is not null then
@@ -176,6 +166,18 @@ select
                 'checked'
             ) }}
     end as raw_record,
+    case
+        when rejection_reason is null then
+            {{ raw_value_kept(
+                'checked.raw_score', 'checked.score', 'attempts', 'score', 'double'
+            ) }}
+    end as raw_score,
+    case
+        when rejection_reason is null then
+            {{ raw_value_kept(
+                'checked.raw_submitted_at', 'checked.submitted_at', 'attempts', 'submitted_at', 'timestamp'
+            ) }}
+    end as raw_submitted_at,
     row_checksum,
     {{ row_hash(['attempt_id']) }} as attempt_id_hash,
     {{ validated_with }} as validated_with
@@ -185,7 +187,7 @@ from checked
 {# Reached only when a row validated clean before changed in the raw table, or the id of
    a row rejected before was edited (its new id may be another row's: that is not re-read). #}
 union all
-{{ raw_rows_changed_guard('base_platform__attempts', 'raw attempts', 12) }}
+{{ raw_rows_changed_guard('base_platform__attempts', 'raw attempts', 15) }}
 {%- endif %}
 {#- Not sorted: every reader counts or sums these rows by key, so their stored order does
     not matter, and sorting 10M rows cost a quarter of this model's time. #}

@@ -16,10 +16,6 @@ source as (
     ) }}
 ),
 
-challenges as (
-    select * from {{ ref('stg_platform__challenges') }}
-),
-
 keyed as (
     select
         *,
@@ -56,13 +52,10 @@ checked as (
             when nullif(trim(typed.file_path), '') is null then 'null_file_path'
             when typed.duplicate_kind = 'conflicting' then 'conflicting_file_path'
             when typed.duplicate_kind = 'duplicate' then 'duplicate_file_path'
-            when challenges.challenge_id is null then 'unknown_challenge_id'
             when typed.content is null then 'null_content'
         end as rejection_reason,
         {{ record_to_json(['challenge_id', 'file_path', 'content'], 'typed') }} as raw_record
     from typed
-    left join challenges
-        on typed.challenge_id = challenges.challenge_id
 )
 
 select

@@ -45,6 +45,7 @@ checked as (
         cast(experiment_id as string) as experiment_id,
         cast(experiment_arm as string) as experiment_arm,
         parsed_tags as tags,
+        {{ optional_column('challenges', 'briefing_text', 'string', 'typed') }} as briefing_text,
         case
             when nullif(trim(cast(challenge_id as string)), '') is null then 'null_challenge_id'
             when duplicate_kind = 'conflicting' then 'conflicting_challenge_id'
@@ -73,6 +74,7 @@ select
     experiment_id,
     experiment_arm,
     tags,
+    briefing_text,
     rejection_reason,
     case when rejection_reason is not null then raw_record end as raw_record
 from checked

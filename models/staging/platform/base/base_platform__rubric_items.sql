@@ -18,10 +18,6 @@ source as (
     ) }}
 ),
 
-challenges as (
-    select * from {{ ref('stg_platform__challenges') }}
-),
-
 duplicates as (
     {{ key_duplicates('source', 'rubric_item_id', ['challenge_id', 'description', 'max_points']) }}
 ),
@@ -48,15 +44,12 @@ checked as (
             when typed.duplicate_kind = 'conflicting' then 'conflicting_rubric_item_id'
             when typed.duplicate_kind = 'duplicate' then 'duplicate_rubric_item_id'
             when nullif(trim(typed.challenge_id), '') is null then 'null_challenge_id'
-            when challenges.challenge_id is null then 'unknown_challenge_id'
             when typed.raw_max_points is null then 'null_max_points'
             when typed.max_points is null then 'max_points_not_numeric'
             when not {{ is_finite('typed.max_points') }} then 'max_points_not_finite'
             when typed.max_points <= 0 then 'max_points_not_positive'
         end as rejection_reason
     from typed
-    left join challenges
-        on typed.challenge_id = challenges.challenge_id
 )
 
 select
@@ -66,6 +59,12 @@ select
     description,
     case when rejection_reason is null then max_points end as max_points,
     rejection_reason,
+    case
+        when rejection_reason is null then
+            {{ raw_value_kept(
+                'checked.raw_max_points', 'checked.max_points', 'rubric_items', 'max_points', 'double'
+            ) }}
+    end as raw_max_points,
     case
         when rejection_reason is not null then
             {{ record_to_json(

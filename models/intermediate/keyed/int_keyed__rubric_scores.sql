@@ -1,7 +1,7 @@
 with
 
 source as (
-    select * from {{ ref('base_platform__rubric_scores') }}
+    select * from {{ ref('int_keyed__rubric_scores_checked') }}
 ),
 
 renamed as (

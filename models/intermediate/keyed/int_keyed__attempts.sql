@@ -20,6 +20,7 @@ renamed as (
         attempt_id_copies
     from source
     where rejection_reason is null
+        and {{ kept_after_staging('attempts') }}
         and {{ attempt_in_scan('submitted_at') }}
 )
 

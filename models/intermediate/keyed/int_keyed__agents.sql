@@ -10,6 +10,7 @@ renamed as (
         model_id
     from source
     where rejection_reason is null
+        and {{ kept_after_staging('agents') }}
 )
 
 select * from renamed

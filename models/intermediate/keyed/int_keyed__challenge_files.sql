@@ -11,6 +11,7 @@ renamed as (
         content
     from source
     where rejection_reason is null
+        and {{ kept_after_staging('challenge_files') }}
 )
 
 select * from renamed

@@ -1,13 +1,13 @@
 {#
     The usable test results as one fact: one row per (test case, agent, score band of the
     attempt, passed) with the number of results (band NULL: the attempt was unscored).
-    Compressed in the one pass over the raw table (base_platform__test_results). Only the
+    Compressed in the one pass over the raw table (int_keyed__test_results_checked). Only the
     results of attempts in this run's scan (with var bias_scan_date: submitted by then).
 #}
 with
 
 source as (
-    select * from {{ ref('base_platform__test_results') }}
+    select * from {{ ref('int_keyed__test_results_checked') }}
 ),
 
 renamed as (

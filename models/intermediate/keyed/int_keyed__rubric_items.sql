@@ -12,6 +12,7 @@ renamed as (
         max_points
     from source
     where rejection_reason is null
+        and {{ kept_after_staging('rubric_items') }}
 )
 
 select * from renamed
