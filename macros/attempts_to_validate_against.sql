@@ -15,36 +15,42 @@
 #}
 {% macro attempts_to_validate_against(only_ids=none, recent_after=none) -%}
     {%- set columns -%}
-        attempt_id,
-        challenge_id,
-        agent_id,
-        score,
-        {{ challenge_fairness.attempt_in_scan('submitted_at') }} as is_in_scan
+        attempts.attempt_id,
+        attempts.challenge_id,
+        attempts.agent_id,
+        attempts.score,
+        {{ challenge_fairness.attempt_in_scan('attempts.submitted_at') }} as is_in_scan
     {%- endset -%}
     {%- if only_ids and recent_after is not none -%}
     select {{ columns }}
-    from {{ ref('base_platform__attempts') }}
-    where rejection_reason is null
-        and source_row_number > {{ recent_after }}
-        and attempt_id in ({{ only_ids }})
-        and {{ challenge_fairness.kept_after_staging('attempts') }}
+    from {{ ref('base_platform__attempts') }} as attempts
+    left join {{ challenge_fairness.rejected_after_staging('attempts') }} as rejected
+        on attempts.source_row_number = rejected.source_row_number
+    where attempts.rejection_reason is null
+        and rejected.source_row_number is null
+        and attempts.source_row_number > {{ recent_after }}
+        and attempts.attempt_id in ({{ only_ids }})
     union all
     select {{ columns }}
-    from {{ ref('base_platform__attempts') }}
-    where rejection_reason is null
-        and {{ challenge_fairness.kept_after_staging('attempts') }}
-        and attempt_id in (
+    from {{ ref('base_platform__attempts') }} as attempts
+    left join {{ challenge_fairness.rejected_after_staging('attempts') }} as rejected
+        on attempts.source_row_number = rejected.source_row_number
+    where attempts.rejection_reason is null
+        and rejected.source_row_number is null
+        and attempts.attempt_id in (
             {{ only_ids }}
             except
             {{ attempt_ids_validated_after(recent_after) }}
         )
     {%- else -%}
     select {{ columns }}
-    from {{ ref('base_platform__attempts') }}
-    where rejection_reason is null
-        and {{ challenge_fairness.kept_after_staging('attempts') }}
+    from {{ ref('base_platform__attempts') }} as attempts
+    left join {{ challenge_fairness.rejected_after_staging('attempts') }} as rejected
+        on attempts.source_row_number = rejected.source_row_number
+    where attempts.rejection_reason is null
+        and rejected.source_row_number is null
     {%- if only_ids %}
-        and attempt_id in ({{ only_ids }})
+        and attempts.attempt_id in ({{ only_ids }})
     {%- endif %}
     {%- endif %}
 {%- endmacro %}
@@ -54,9 +60,11 @@
     new since a caller's last run, when that is the largest attempt row it had seen.
 #}
 {% macro attempt_ids_validated_after(row_number) -%}
-    select attempt_id
-    from {{ ref('base_platform__attempts') }}
-    where rejection_reason is null
-        and source_row_number > {{ row_number }}
-        and {{ challenge_fairness.kept_after_staging('attempts') }}
+    select attempts.attempt_id
+    from {{ ref('base_platform__attempts') }} as attempts
+    left join {{ challenge_fairness.rejected_after_staging('attempts') }} as rejected
+        on attempts.source_row_number = rejected.source_row_number
+    where attempts.rejection_reason is null
+        and rejected.source_row_number is null
+        and attempts.source_row_number > {{ row_number }}
 {%- endmacro %}

@@ -601,8 +601,8 @@ def test_bad_code_rows_are_rejected_with_reasons(contamination_build: dict[str, 
     files = read_table(
         contamination_build["database"],
         """
-        select challenge_id, file_path, rejection_reason
-        from staging.base_platform__challenge_files where rejection_reason is not null
+        select record_id, rejection_reason
+        from intermediate.int_keyed__rows_rejected where source_table = 'challenge_files'
         """,
     )
     assert sorted(files.rejection_reason) == sorted(

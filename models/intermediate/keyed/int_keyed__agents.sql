@@ -6,11 +6,13 @@ source as (
 
 renamed as (
     select
-        agent_id,
-        model_id
+        source.agent_id,
+        source.model_id
     from source
-    where rejection_reason is null
-        and {{ kept_after_staging('agents') }}
+    left join {{ rejected_after_staging('agents') }} as rejected
+        on source.source_row_number = rejected.source_row_number
+    where source.rejection_reason is null
+        and rejected.source_row_number is null
 )
 
 select * from renamed

@@ -2,8 +2,17 @@
     One row per clean attempt labelled with a solution approach, from the optional column
     `attempts.approach` (absent column, NULL or blank label: no row). An exact repeat of a
     raw attempt row is one clean attempt; its label is taken from the first labelled copy
-    (base_platform__attempts keeps every raw row's label).
+    (base_platform__attempts keeps every raw row's label). Without the column, empty: no
+    scan of the staged attempts.
 #}
+-- depends_on: {{ ref('base_platform__attempts') }}
+-- depends_on: {{ ref('int_keyed__attempts') }}
+{%- if 'approach' not in source_column_names('attempts') %}
+select
+    cast(null as string) as attempt_id,
+    cast(null as string) as approach
+where false
+{%- else %}
 with
 
 labelled as (
@@ -38,3 +47,4 @@ renamed as (
 )
 
 select * from renamed
+{%- endif %}

@@ -11,17 +11,19 @@ source as (
 
 renamed as (
     select
-        attempt_id,
-        challenge_id,
-        agent_id,
-        score,
-        score is not null as is_scored,
-        submitted_at,
-        attempt_id_copies
+        source.attempt_id,
+        source.challenge_id,
+        source.agent_id,
+        source.score,
+        source.score is not null as is_scored,
+        source.submitted_at,
+        source.attempt_id_copies
     from source
-    where rejection_reason is null
-        and {{ kept_after_staging('attempts') }}
-        and {{ attempt_in_scan('submitted_at') }}
+    left join {{ rejected_after_staging('attempts') }} as rejected
+        on source.source_row_number = rejected.source_row_number
+    where source.rejection_reason is null
+        and rejected.source_row_number is null
+        and {{ attempt_in_scan('source.submitted_at') }}
 )
 
 select * from renamed

@@ -6,12 +6,14 @@ source as (
 
 renamed as (
     select
-        challenge_id,
-        file_path,
-        content
+        source.challenge_id,
+        source.file_path,
+        source.content
     from source
-    where rejection_reason is null
-        and {{ kept_after_staging('challenge_files') }}
+    left join {{ rejected_after_staging('challenge_files') }} as rejected
+        on source.source_row_number = rejected.source_row_number
+    where source.rejection_reason is null
+        and rejected.source_row_number is null
 )
 
 select * from renamed

@@ -6,13 +6,15 @@ source as (
 
 renamed as (
     select
-        rubric_item_id,
-        challenge_id,
-        description,
-        max_points
+        source.rubric_item_id,
+        source.challenge_id,
+        source.description,
+        source.max_points
     from source
-    where rejection_reason is null
-        and {{ kept_after_staging('rubric_items') }}
+    left join {{ rejected_after_staging('rubric_items') }} as rejected
+        on source.source_row_number = rejected.source_row_number
+    where source.rejection_reason is null
+        and rejected.source_row_number is null
 )
 
 select * from renamed

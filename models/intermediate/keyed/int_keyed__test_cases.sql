@@ -6,14 +6,18 @@ source as (
 
 renamed as (
     select
-        test_case_id,
-        challenge_id,
-        input_text,
-        case when nullif(trim(test_code), '') is not null then test_code end as test_code,
-        language
+        source.test_case_id,
+        source.challenge_id,
+        source.input_text,
+        case
+            when nullif(trim(source.test_code), '') is not null then source.test_code
+        end as test_code,
+        source.language
     from source
-    where rejection_reason is null
-        and {{ kept_after_staging('test_cases') }}
+    left join {{ rejected_after_staging('test_cases') }} as rejected
+        on source.source_row_number = rejected.source_row_number
+    where source.rejection_reason is null
+        and rejected.source_row_number is null
 )
 
 select * from renamed

@@ -26,7 +26,8 @@ clean_{{ table_name }} as (
             as outside_scan_rows,
         {%- elif table_name == 'attempts' -%}
         count(*) as clean_rows,
-        count(*) filter (where not ({{ attempt_in_scan('submitted_at') }})) as outside_scan_rows,
+        count(*) filter (where not ({{ attempt_in_scan('attempts.submitted_at') }}))
+            as outside_scan_rows,
         {%- elif table_name == 'rubric_scores' -%}
         count(*) as clean_rows,
         count(*) filter (where not is_in_scan) as outside_scan_rows,
@@ -35,14 +36,16 @@ clean_{{ table_name }} as (
         cast(null as bigint) as outside_scan_rows,
         {%- endif %}
         {% if table_name == 'attempts' -%}
-        count(*) filter (where score is null) as unscored_rows
+        count(*) filter (where attempts.score is null) as unscored_rows
         {%- else -%}
         cast(null as bigint) as unscored_rows
         {%- endif %}
     {% if table_name == 'attempts' -%}
-    from {{ ref('base_platform__attempts') }}
-    where rejection_reason is null
-        and {{ kept_after_staging('attempts') }}
+    from {{ ref('base_platform__attempts') }} as attempts
+    left join {{ rejected_after_staging('attempts') }} as rejected
+        on attempts.source_row_number = rejected.source_row_number
+    where attempts.rejection_reason is null
+        and rejected.source_row_number is null
     {%- elif table_name in attempt_bound -%}
     from {{ ref('int_keyed__' ~ table_name ~ '_checked') }}
     where rejection_reason is null
