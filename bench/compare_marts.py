@@ -216,12 +216,16 @@ def differences(
     schemas: tuple[str, ...] = ("main", "staging", "intermediate"),
     tolerance: float = 1e-9,
     ignore_columns: set[str] = frozenset(),
+    ignore_relations: set[str] = frozenset(),
 ) -> list[str]:
     """'schema.relation: status, details' of every relation of `schemas` that is not equal
-    in the two builds (a schema with no relation at all counts as a difference)."""
+    in the two builds (a schema with no relation at all counts as a difference), but the
+    relations named in `ignore_relations`."""
     found = []
     for schema in schemas:
-        compared = compare(old_path, new_path, schema, tolerance, set(), set(ignore_columns))
+        compared = compare(
+            old_path, new_path, schema, tolerance, set(ignore_relations), set(ignore_columns)
+        )
         if not compared:
             found.append(f"{schema}: no relations")
         found += [

@@ -28,6 +28,9 @@ pytestmark = pytest.mark.dbt
 VARS = {"fairness_gate_severity": "warn"}
 # A sum of 64-bit hashes is a HUGEINT in DuckDB, which parquet stores as a DOUBLE: the
 # incremental scan's bookkeeping, which nothing downstream reads.
+#: The raw rows of the largest tables: a view of the warehouse, not copied to files, so
+#: the statistics stage has them empty (it reads the folds that check them).
+WAREHOUSE_VIEWS = {"base_platform__test_results", "base_platform__rubric_scores"}
 IGNORED_COLUMNS = {"int_keyed__test_results_checked.row_checksum", *compare_marts.RUN_STAMP_COLUMNS}
 
 
@@ -88,7 +91,12 @@ def test_statistics_stage_reads_the_scan_stage_from_files(tmp_path: Path) -> Non
         )
     assert all(kinds[model] == "VIEW" for model in relations), kinds
 
-    assert compare_marts.differences(full, split, ignore_columns=IGNORED_COLUMNS) == []
+    assert (
+        compare_marts.differences(
+            full, split, ignore_columns=IGNORED_COLUMNS, ignore_relations=WAREHOUSE_VIEWS
+        )
+        == []
+    )
 
 
 def test_missing_scan_stage_files_fail_with_the_path(tmp_path: Path) -> None:
