@@ -1,6 +1,6 @@
 {#
     The CTEs of an incremental run of a model that validates an append-only raw table
-    (base_platform__attempts, __test_results, __rubric_scores): which raw rows it
+    (base_platform__attempts, int_keyed__test_results_checked, __rubric_scores_checked): which raw rows it
     validates again, and the check of the rows it validated before.
 
     - `watermark`: the largest source_row_number folded (column `watermark_column` of the
@@ -15,8 +15,9 @@
     - `rows_again`: the row numbers up to the watermark validated again: the rows rejected
       before and, when the model's table keeps every row with its id (`stores_rows`), the
       clean rows (`clean_before`, the opposite condition, on a column of the table)
-      sharing an id with `reread_ids`. They are found in the table, not in the raw one; by the hash of the id when the table has one (`id_hash_column`: a 64-bit
-      column is read and probed several times faster than a text one; a collision only
+      sharing an id with `reread_ids`. They are found in the table, not in the raw one;
+      by the hash of the id when the table has one (`id_hash_column`: a 64-bit column is
+      read and probed several times faster than a text one; a collision only
       validates again a clean row of another id, which comes out the same, since the
       other copies of a clean row's id are rejected rows, read again anyway);
     - `scanned`: the rows validated again, as the raw table holds them now: the new rows

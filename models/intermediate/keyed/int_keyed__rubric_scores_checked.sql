@@ -39,7 +39,7 @@
         from {{ ref('int_keyed__rubric_items') }}
     )
 {%- endset %}
-{#- The attempts new since the last run, looked up first (base_platform__test_results). #}
+{#- The attempts new since the last run, looked up first (int_keyed__test_results_checked). #}
 {%- set new_attempts_after = stored_maximum('last_attempt_row_number') %}
 {#- Only the rows whose outcome can change, unless the stored rows were validated otherwise. #}
 {%- set changed_rows_only = folds_changed_rows('validated_with', validated_with) %}
