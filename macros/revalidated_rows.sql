@@ -1,7 +1,8 @@
 {#
     The CTEs of an incremental run of a model that validates an append-only raw table
-    (base_platform__attempts, int_keyed__test_results_checked, __rubric_scores_checked): which raw rows it
-    validates again, and the check of the rows it validated before.
+    (base_platform__attempts, int_keyed__test_results_checked,
+    int_keyed__rubric_scores_checked): which raw rows it validates again, and the check of
+    the rows it validated before.
 
     - `watermark`: the largest source_row_number folded (column `watermark_column` of the
       model's table), read when the run compiles: a constant the scans skip by;
