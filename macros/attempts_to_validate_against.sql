@@ -12,31 +12,43 @@
     since the caller's last run) are looked up first, where the scan skips to them, and
     only the ids not found there among every attempt. A valid attempt has one clean row,
     so the two parts never return an attempt twice; the result does not depend on it.
+
+    The result is the build side of a join with every test result or rubric score, a hash
+    table of every valid attempt: it is kept narrow, so that DuckDB can spill it under a
+    small memory cap (at 100M attempts and 1GB, the wider table with the challenge id and
+    the score failed with two threads). The challenge is its `challenge_number` (macro
+    challenge_numbers); `score_band` true gives the attempt's DIF score band (macro
+    dif_score_band, a TINYINT) instead of its `score`.
 #}
-{% macro attempts_to_validate_against(only_ids=none, recent_after=none) -%}
+{% macro attempts_to_validate_against(only_ids=none, recent_after=none, score_band=false) -%}
     {%- set columns -%}
         attempts.attempt_id,
-        attempts.challenge_id,
+        challenge_numbers.challenge_number,
         attempts.agent_id,
+        {% if score_band -%}
+        cast({{ challenge_fairness.dif_score_band('attempts.score') }} as tinyint) as score_band,
+        {%- else -%}
         attempts.score,
+        {%- endif %}
         {{ challenge_fairness.attempt_in_scan('attempts.submitted_at') }} as is_in_scan
     {%- endset -%}
-    {%- if only_ids and recent_after is not none -%}
-    select {{ columns }}
+    {%- set attempts_joined %}
     from {{ ref('base_platform__attempts') }} as attempts
+    left join {{ challenge_fairness.challenge_numbers() }} as challenge_numbers
+        on attempts.challenge_id = challenge_numbers.challenge_id
     left join {{ challenge_fairness.rejected_after_staging('attempts') }} as rejected
         on attempts.source_row_number = rejected.source_row_number
     where attempts.rejection_reason is null
         and rejected.source_row_number is null
+    {%- endset -%}
+    {%- if only_ids and recent_after is not none -%}
+    select {{ columns }}
+    {{- attempts_joined }}
         and attempts.source_row_number > {{ recent_after }}
         and attempts.attempt_id in ({{ only_ids }})
     union all
     select {{ columns }}
-    from {{ ref('base_platform__attempts') }} as attempts
-    left join {{ challenge_fairness.rejected_after_staging('attempts') }} as rejected
-        on attempts.source_row_number = rejected.source_row_number
-    where attempts.rejection_reason is null
-        and rejected.source_row_number is null
+    {{- attempts_joined }}
         and attempts.attempt_id in (
             {{ only_ids }}
             except
@@ -44,11 +56,7 @@
         )
     {%- else -%}
     select {{ columns }}
-    from {{ ref('base_platform__attempts') }} as attempts
-    left join {{ challenge_fairness.rejected_after_staging('attempts') }} as rejected
-        on attempts.source_row_number = rejected.source_row_number
-    where attempts.rejection_reason is null
-        and rejected.source_row_number is null
+    {{- attempts_joined }}
     {%- if only_ids %}
         and attempts.attempt_id in ({{ only_ids }})
     {%- endif %}
@@ -67,4 +75,18 @@
     where attempts.rejection_reason is null
         and rejected.source_row_number is null
         and attempts.source_row_number > {{ row_number }}
+{%- endmacro %}
+
+{#
+    Each clean challenge's `challenge_number`, an INTEGER in the order of challenge_id: a
+    join that only compares challenges can carry it instead of the id (a few bytes instead
+    of a string per row).
+#}
+{% macro challenge_numbers() -%}
+    (
+        select
+            challenges.challenge_id,
+            cast(row_number() over (order by challenges.challenge_id) as integer) as challenge_number
+        from {{ ref('stg_platform__challenges') }} as challenges
+    )
 {%- endmacro %}

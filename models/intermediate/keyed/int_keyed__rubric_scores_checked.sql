@@ -20,11 +20,17 @@
     validated (`row_checksum`).
 #}
 -- depends_on: {{ ref('stg_platform__appended_files') }}
+{#- Not read: ordered after the test-result fold, never beside it. Under a memory cap each
+    may run on one DuckDB thread (macro spill_safe_threads_start); two at once would share
+    the cap and each restore the other's threads. #}
+-- depends_on: {{ ref('int_keyed__test_results_checked') }}
 {{ config(
     materialized='incremental',
     incremental_strategy='delete+insert',
     unique_key='source_row_number',
     on_schema_change='fail',
+    pre_hook="{{ spill_safe_threads_start(ref('base_platform__attempts')) }}",
+    post_hook="{{ spill_safe_threads_end() }}",
 ) }}
 {{ scan_stage_config('incremental') }}
 {%- if scan_stage_from_files() %}
@@ -88,7 +94,13 @@ attempts as (
 ),
 
 rubric_items as (
-    select * from {{ ref('int_keyed__rubric_items') }}
+    select
+        rubric_items.rubric_item_id,
+        rubric_items.max_points,
+        challenge_numbers.challenge_number
+    from {{ ref('int_keyed__rubric_items') }} as rubric_items
+    left join {{ challenge_fairness.challenge_numbers() }} as challenge_numbers
+        on rubric_items.challenge_id = challenge_numbers.challenge_id
 ),
 
 typed as (
@@ -126,7 +138,7 @@ checked as (
             when typed.duplicate_kind = 'duplicate' then 'duplicate_rubric_score_id'
             when attempts.attempt_id is null then 'unknown_attempt_id'
             when rubric_items.rubric_item_id is null then 'unknown_rubric_item_id'
-            when rubric_items.challenge_id <> attempts.challenge_id
+            when rubric_items.challenge_number <> attempts.challenge_number
                 then 'rubric_item_of_other_challenge'
             when typed.raw_points is null then 'null_points'
             when typed.points is null then 'points_not_numeric'

@@ -42,6 +42,8 @@
     fold_measures=['results', 'row_checksum'],
     fold_maxima=['last_source_row_number', 'last_attempt_row_number'],
     on_schema_change='fail',
+    pre_hook="{{ spill_safe_threads_start(ref('base_platform__attempts')) }}",
+    post_hook="{{ spill_safe_threads_end() }}",
 ) }}
 {{ scan_stage_config('incremental') }}
 {%- if scan_stage_from_files() %}
@@ -109,11 +111,17 @@ duplicates as {{ materialized_cte() }} (
 attempts as (
     {{ attempts_to_validate_against(
         'select cast(attempt_id as string) from source' if changed_rows_only else none,
-        recent_after=new_attempts_after if changed_rows_only else none) }}
+        recent_after=new_attempts_after if changed_rows_only else none,
+        score_band=true) }}
 ),
 
 test_cases as (
-    select * from {{ ref('int_keyed__test_cases') }}
+    select
+        test_cases.test_case_id,
+        challenge_numbers.challenge_number
+    from {{ ref('int_keyed__test_cases') }} as test_cases
+    left join {{ challenge_fairness.challenge_numbers() }} as challenge_numbers
+        on test_cases.challenge_id = challenge_numbers.challenge_id
 ),
 
 typed as (
@@ -140,7 +148,7 @@ checked as (
         typed.test_case_id,
         typed.passed,
         attempts.agent_id,
-        {{ challenge_fairness.dif_score_band('attempts.score') }} as score_band,
+        cast(attempts.score_band as bigint) as score_band,
         attempts.is_in_scan,
         case
             {#- A found attempt or test case has a non-blank id: trim only the others. #}
@@ -152,7 +160,7 @@ checked as (
             when typed.duplicate_kind = 'duplicate' then 'duplicate_test_result_id'
             when attempts.attempt_id is null then 'unknown_attempt_id'
             when test_cases.test_case_id is null then 'unknown_test_case_id'
-            when test_cases.challenge_id <> attempts.challenge_id
+            when test_cases.challenge_number <> attempts.challenge_number
                 then 'test_case_of_other_challenge'
             when typed.raw_passed is null then 'null_passed'
             when typed.passed is null then 'passed_not_boolean'
