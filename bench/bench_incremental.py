@@ -31,8 +31,9 @@ Usage::
     .venv/bin/python bench/bench_incremental.py                      # 100M attempts, 1M new
     .venv/bin/python bench/bench_incremental.py --tiles 1 --new 100000   # 10M, quick
 
-DuckDB's memory limit is ``--memory-limit`` (default 2GB: the full build at 100M attempts
-needs more than 1GB); it spills to ``<database>.tmp`` beyond it. Exit code 0 only when
+DuckDB's memory limit is ``--memory-limit`` (default 2GB, the runs the figures in
+bench/README.md compare; at 1GB the builds complete too, on one dbt thread); it spills to
+``<database>.tmp`` beyond it. Exit code 0 only when
 every build succeeded and the marts are equal.
 """
 
