@@ -2,7 +2,8 @@
 
 A local standalone cluster (master, worker, Thrift Server on 127.0.0.1, from the pyspark
 wheel in .spark/) runs the scan stage through dbt-spark (`method: thrift`) on a generated
-platform of 1M attempts (dirty rows, test results and every detector's tables); DuckDB
+platform of 1M attempts (dirty rows, test results and every detector's tables; the
+attempts a folder of files and the test results Hive partitions, as a lake writes them); DuckDB
 builds the statistics from the files Spark wrote and exports the public marts, which Spark
 then registers as tables. Every mart, every staging relation and every intermediate one
 equals one all-DuckDB build of the same raw files (1e-9), and the marts read back from
@@ -22,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
 import pytest
 from challenge_fairness import local_spark, spark_path
 from conftest import REPO_ROOT
@@ -44,6 +46,33 @@ def port_open(port: int) -> bool:
     with socket.socket() as probe:
         probe.settimeout(0.5)
         return probe.connect_ex((local_spark.HOST, port)) == 0
+
+
+def as_folder(raw: Path, table: str, names: list[str]) -> None:
+    """Replace `<raw>/<table>.parquet` by the files `names` under `<raw>/<table>/`, its rows
+    cut in order into equal parts."""
+    rows = pq.read_table(raw / f"{table}.parquet")
+    size = -(-rows.num_rows // len(names))
+    for number, name in enumerate(names):
+        path = raw / table / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(rows.slice(number * size, size), path)
+    (raw / f"{table}.parquet").unlink()
+
+
+def test_raw_tables_are_files_or_folders_never_both(tmp_path: Path) -> None:
+    (tmp_path / "attempts.parquet").touch()
+    (tmp_path / "test_results" / "day=1").mkdir(parents=True)
+    assert spark_path.raw_parquet_tables(tmp_path) == {
+        "tables": ["attempts", "test_results"],
+        "folders": ["test_results"],
+    }
+    (tmp_path / "attempts").mkdir()
+    with pytest.raises(ValueError, match="attempts is both a file"):
+        spark_path.raw_parquet_tables(tmp_path)
+    outcome = spark_path.run(tmp_path / "scan", tmp_path / "db", tmp_path / "out",
+                             raw_parquet_dir=tmp_path)  # fmt: skip
+    assert outcome.returncode == 2 and outcome.seconds == {}
 
 
 def test_local_cluster_stops_everything_it_started_also_on_failure(tmp_path: Path) -> None:
@@ -70,6 +99,13 @@ def test_spark_path_equals_the_duckdb_build(
     cluster: local_spark.LocalSpark, tmp_path: Path
 ) -> None:
     raw, full = platform_built_in_duckdb(tmp_path, attempts=1_000_000)
+    # As a lake writes them: the attempts as a folder of files, the test results in Hive
+    # partitions. Numbered by path, then row, their rows keep the single files' numbers.
+    # (A copy: the DuckDB build's views read the single files.)
+    lake = tmp_path / "lake"
+    shutil.copytree(raw, lake)
+    as_folder(lake, "attempts", ["part-0.parquet", "part-1.parquet"])
+    as_folder(lake, "test_results", ["batch=0/part-0.parquet", "batch=1/part-0.parquet"])
     split = tmp_path / "split.duckdb"
     export = tmp_path / "marts"
     outcome = spark_path.run(
@@ -77,7 +113,7 @@ def test_spark_path_equals_the_duckdb_build(
         duckdb_path=split,
         export_dir=export,
         dbt_vars=VARS,
-        raw_parquet_dir=raw,
+        raw_parquet_dir=lake,
         work_dir=tmp_path / "spark_run",
     )
     assert outcome.returncode == 0, outcome

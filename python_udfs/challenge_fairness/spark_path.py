@@ -11,12 +11,13 @@
 3. `dbt run-operation register_public_marts --target spark`: the exported marts become
    external parquet tables of the warehouse.
 
-`--raw-parquet-dir` first registers `<dir>/<table>.parquet` files as the raw tables
-(register_raw_parquet_tables); `--local-cluster` starts a local cluster around the run
-(challenge_fairness.local_spark) and stops it afterwards, also on failure. The same vars go
-to both targets, so both stages scan as of the same `bias_scan_date`. The exit code is the
-first failing step's; the marts are registered even when the DuckDB build fails on a test
-(the fairness gate), so that the warehouse shows what failed it.
+`--raw-parquet-dir` first registers `<dir>/<table>.parquet` files or `<dir>/<table>/`
+folders of parquet files as the raw tables (register_raw_parquet_tables); `--local-cluster`
+starts a local cluster around the run (challenge_fairness.local_spark) and stops it
+afterwards, also on failure. The same vars go to both targets, so both stages scan as of
+the same `bias_scan_date`. The exit code is the first failing step's; the marts are
+registered even when the DuckDB build fails on a test (the fairness gate), so that the
+warehouse shows what failed it.
 """
 
 from __future__ import annotations
@@ -92,6 +93,23 @@ def _cluster(workdir: Path | None) -> Iterator[None]:
         yield
 
 
+def raw_parquet_tables(raw_dir: Path) -> dict[str, list[str]]:
+    """The raw tables in `raw_dir`, in either form DuckDB reads (docs/spark.md): `tables`,
+    each a file `<table>.parquet` (or Spark's folder of that name) or a folder `<table>/`
+    of parquet files, Hive partitions allowed; `folders`, those of the second form. A
+    table in both forms is refused, as on DuckDB."""
+    both = [t for t in RAW_TABLES if (raw_dir / f"{t}.parquet").exists() and (raw_dir / t).is_dir()]
+    if both:
+        raise ValueError(
+            f"raw table {', '.join(both)} is both a file <table>.parquet and a folder <table>/"
+            f" in {raw_dir}: keep one of them"
+        )
+    tables = [
+        t for t in RAW_TABLES if (raw_dir / f"{t}.parquet").exists() or (raw_dir / t).is_dir()
+    ]
+    return {"tables": tables, "folders": [t for t in tables if (raw_dir / t).is_dir()]}
+
+
 def run(
     scan_stage_dir: Path,
     duckdb_path: Path,
@@ -120,13 +138,19 @@ def run(
             outcome.returncode = code
         return code
 
+    if raw_parquet_dir is not None:
+        try:
+            raw_tables = raw_parquet_tables(Path(raw_parquet_dir))
+        except ValueError as error:
+            print(f"challenge_fairness.spark_path: {error}", file=sys.stderr)
+            outcome.returncode = 2
+            return outcome
     started = time.perf_counter()
     with _cluster(local_cluster):
         if local_cluster is not None:
             outcome.seconds["cluster start"] = time.perf_counter() - started
         if raw_parquet_dir is not None:
-            present = [t for t in RAW_TABLES if (Path(raw_parquet_dir) / f"{t}.parquet").exists()]
-            arguments = {"raw_dir": str(Path(raw_parquet_dir).resolve()), "tables": present}
+            arguments = {"raw_dir": str(Path(raw_parquet_dir).resolve()), **raw_tables}
             if step(
                 "raw tables registered on spark",
                 "spark",
