@@ -6,8 +6,8 @@
     for a table named in `folders` (parquet files as a lake writes them, Hive partitions
     `<key>=<value>/` allowed), becomes an external table of the raw schema (var
     challenge_fairness_raw_schema), which the platform source reads. Its rows are numbered
-    by file path, then row (macro source_rows), as DuckDB numbers a folder's. Raw tables that are
-    already tables of the warehouse need no registering. A table registered before is
+    by file path, then row (macro source_rows), as DuckDB numbers a folder's. Raw tables
+    that are already tables of the warehouse need no registering. A table registered before is
     replaced; an optional table left out of `tables` stays absent.
 #}
 {% macro register_raw_parquet_tables(raw_dir, tables, folders=[]) -%}
