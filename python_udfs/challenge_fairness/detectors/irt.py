@@ -14,14 +14,20 @@ is ``scipy.optimize.minimize`` (L-BFGS-B, bounded so that separable data cannot 
 
 Grid: the trapezoid rule on a uniform grid integrates a smooth, Gaussian-like integrand of
 standard deviation s with relative error about 2 exp(-2 pi^2 s^2 / h^2) for spacing h, so
-it is accurate once h <= s. The fit starts on a coarse grid shared by all agents; agents
-with thousands of attempts have posteriors far narrower than it, and then every agent gets
-its own grid (adaptive quadrature): 41 points spanning its posterior mode +- 10 Laplace SDs
-(the mode and SD by Newton steps on its log posterior), re-centred after each fit until
-no mode moved by half an SD. Each point carries the N(0, 1) prior density times the
-spacing, so the integral is the same marginal likelihood. The cost of one likelihood
-evaluation is (agents x challenges x 41), whatever the number of attempts behind the
-counts (a shared grid fine enough for 100,000 attempts per agent needs thousands of points).
+it is accurate once h <= s. Agents with few attempts share one coarse grid, and the
+fit is L-BFGS-B on it. Agents with thousands of attempts have posteriors far narrower
+than that grid, and then every agent gets its own (adaptive quadrature): 21 points
+spanning its posterior mode +- 8 Laplace SDs (spacing 0.8 SD: trapezoid error about
+2 exp(-2 pi^2 / 0.64) ~ 1e-13, N(0, 1) mass outside ~ 1e-15), placed afresh at every
+evaluation from the mode and SD of Newton steps on the agent's log posterior. Each
+point carries the N(0, 1) prior density times the spacing, so the integral is the same
+marginal likelihood, and one evaluation costs (agents x challenges x 21) whatever the
+number of attempts behind the counts (a shared grid fine enough for 100,000 attempts per
+agent needs thousands of points). The parameters then follow Newton steps with the
+exact (Louis) Hessian until the Newton decrement is rounding; they start where narrow
+posteriors make the problem nearly separable: rounds of per-agent modes and per-item
+logistic regressions on them. Should those steps not reach a zero gradient, L-BFGS-B
+on the shared grid gives the Newton steps their start instead.
 
 Standard errors: the observed information of the marginal likelihood by Louis' (1982)
 identity, -d2 log L = sum_j E_j[-d2 l_j] - Var_j[d l_j] (posterior moments over the grid,
@@ -57,16 +63,31 @@ INTERCEPT_BOUND = 25.0  # |d|: pass probabilities within expit(+-25)
 GRID_LIMIT = 6.0  # abilities integrated over [-6, 6] (N(0, 1) mass outside: 2e-9)
 START_SPACING = 0.25
 SPACING_SAFETY = 1.5  # the shared grid serves while h <= smallest posterior SD / 1.5
-LOCAL_HALF_WIDTH = 10.0  # per-agent grids span the mode +- 10 Laplace SDs ...
-LOCAL_POINTS = 41  # ... in steps of SD / 2 (trapezoid error about 2 exp(-8 pi^2) ~ 1e-34)
+LOCAL_HALF_WIDTH = 8.0  # per-agent grids span the mode +- 8 Laplace SDs ...
+LOCAL_POINTS = 21  # ... in steps of 0.8 SD (trapezoid error about 2 exp(-2 pi^2 / 0.64))
 MODE_ITERATIONS = 100
 NEWTON_STEPS = 30  # Newton steps on per-agent grids (quadratic convergence: a handful)
 NEWTON_HALVINGS = 20
 NEWTON_TOLERANCE = 1e-9
+# Newton steps stop once the Newton decrement g' H^-1 g (twice the predicted fall of the
+# objective) is below this share of the objective: the step then moves every parameter by
+# under 0.3% of its standard error (for an objective of a few million, as at 10M attempts),
+# and the step after it would be rounding (the quadrature moves with the modes).
+NEWTON_DECREMENT_TOLERANCE = 1e-12
+# L-BFGS-B on the shared grid: to the optimum when it is the fit, to a start for the Newton
+# steps (relative fall per iteration below LOOSE_FTOL) when the grid is too coarse anyway.
+TIGHT_LBFGS_OPTIONS = {"maxiter": 5000, "ftol": 1e-14, "gtol": 1e-8, "maxcor": 30}
+LOOSE_LBFGS_OPTIONS = {"maxiter": 5000, "ftol": 1e-7, "gtol": 1e-4, "maxcor": 30}
 NEWTON_SLACK = 1e-13  # rounding allowance when comparing objective values
 MODE_TOLERANCE = 1e-10
 POSTERIOR_FLOOR = 1e-14  # grid points with less posterior mass skip the information sum
 GRADIENT_TOLERANCE = 1e-3
+# Where every posterior is narrower than the shared grid resolves, abilities are nearly
+# known given the items and vice versa: a few rounds of modes then per-item logistic fits
+# give the Newton steps their start (the marginal optimum is then a few steps away).
+START_ROUNDS = 4
+ITEM_START_ITERATIONS = 25
+START_BOUND = (DISCRIMINATION_BOUND / 2, INTERCEPT_BOUND / 2)
 
 
 @dataclass(frozen=True)
@@ -291,6 +312,35 @@ def posterior_modes(
     return theta, np.asarray(1 / np.sqrt(curvature), dtype=np.float64)
 
 
+def item_fits_given_abilities(
+    theta: FloatArray, trials: FloatArray, successes: FloatArray, start: FloatArray
+) -> FloatArray:
+    """Each item's (a, d) by logistic regression of its passes on the abilities ``theta``.
+
+    Newton steps on the binomial log likelihood, all items at once (2 x 2 systems solved in
+    closed form), each step at most 1 in either parameter and the result kept inside
+    START_BOUND of the bounds, so no start is pinned to a bound the fit keeps items at.
+    """
+    items = trials.shape[1]
+    a, d = start[:items].copy(), start[items:].copy()
+    for _ in range(ITEM_START_ITERATIONS):
+        p = special.expit(np.outer(theta, a) + d)
+        residual = successes - trials * p
+        weight = trials * p * (1 - p)
+        g_a, g_d = theta @ residual, residual.sum(axis=0)
+        h_aa, h_ad, h_dd = (theta**2) @ weight, theta @ weight, weight.sum(axis=0)
+        determinant = h_aa * h_dd - h_ad**2
+        safe = determinant > 1e-12 * np.maximum(h_aa * h_dd, 1e-300)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step_a = np.where(safe, (h_dd * g_a - h_ad * g_d) / determinant, 0.0)
+            step_d = np.where(safe, (h_aa * g_d - h_ad * g_a) / determinant, 0.0)
+        a = np.clip(a + np.clip(step_a, -1, 1), -START_BOUND[0], START_BOUND[0])
+        d = np.clip(d + np.clip(step_d, -1, 1), -START_BOUND[1], START_BOUND[1])
+        if float(np.max(np.abs(np.concatenate([step_a, step_d])), initial=0.0)) < 1e-6:
+            break
+    return np.concatenate([a, d])
+
+
 def _adaptive_newton(
     parameters: FloatArray, trials: FloatArray, successes: FloatArray, mode: FloatArray
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -324,6 +374,7 @@ def _adaptive_newton(
             step = linalg.cho_solve(linalg.cho_factor(hessian[np.ix_(free, free)]), gradient[free])
         except linalg.LinAlgError:
             step = gradient[free] / max(1.0, float(np.max(np.abs(np.diag(hessian)))))
+        decrement = float(gradient[free] @ step)
         length = 1.0
         for _ in range(NEWTON_HALVINGS):
             candidate = x.copy()
@@ -340,9 +391,25 @@ def _adaptive_newton(
             break  # no step lowers the objective: x is the optimum to rounding
         x = candidate
         value, gradient, theta, log_weights, mode = trial
-        if float(np.max(np.abs(length * step))) < NEWTON_TOLERANCE:
+        moved = float(np.max(np.abs(length * step)))
+        if moved < NEWTON_TOLERANCE or decrement <= NEWTON_DECREMENT_TOLERANCE * max(1, abs(value)):
             break
     return x, theta, log_weights
+
+
+def _at_bound(parameters: FloatArray, items: int) -> npt.NDArray[np.bool_]:
+    """Which items have a or d at its bound."""
+    return np.asarray(
+        (np.abs(parameters[:items]) >= DISCRIMINATION_BOUND - 1e-6)
+        | (np.abs(parameters[items:]) >= INTERCEPT_BOUND - 1e-6)
+    )
+
+
+def _gradient_converged(parameters: FloatArray, gradient: FloatArray, items: int) -> bool:
+    """Whether the gradient of the items off their bounds is below GRADIENT_TOLERANCE."""
+    inside = ~_at_bound(parameters, items)
+    free_gradient = np.concatenate([gradient[:items][inside], gradient[items:][inside]])
+    return free_gradient.size == 0 or float(np.max(np.abs(free_gradient))) < GRADIENT_TOLERANCE
 
 
 def _screen_items(
@@ -462,7 +529,25 @@ class _Fit:
         # resolves, Newton steps follow in which every agent has its own grid around its
         # current posterior mode, so the cost grows with (agent, challenge) cells, never
         # with the attempts behind them.
+        # When the posteriors at the start are already narrower than the shared grid
+        # resolves, the Newton steps on per-agent grids start from alternating modes and
+        # item fits; L-BFGS-B on the shared grid brings the parameters there only when
+        # those steps do not reach the optimum (and is the fit when the grid serves).
         theta, log_weights = quadrature_grid(START_SPACING)
+        mode, scale = posterior_modes(start[:free], start[free:], n, k, np.zeros(len(n)))
+        if not _shared_grid_resolves(scale):
+            rounds = start
+            for _ in range(START_ROUNDS):
+                rounds = item_fits_given_abilities(mode, n, k, rounds)
+                mode, scale = posterior_modes(rounds[:free], rounds[free:], n, k, mode)
+            if not _shared_grid_resolves(scale):
+                fitted, grid, weights = _adaptive_newton(rounds, n, k, mode)
+                fitted_gradient = negative_log_likelihood(fitted, n, k, grid, weights)[1]
+                if _gradient_converged(fitted, fitted_gradient, free):
+                    return self._finish(
+                        fitted, grid, weights, n, k, free, "Newton steps on per-agent grids"
+                    )
+        options = TIGHT_LBFGS_OPTIONS if _shared_grid_resolves(scale) else LOOSE_LBFGS_OPTIONS
         result = optimize.minimize(
             negative_log_likelihood,
             start,
@@ -470,28 +555,50 @@ class _Fit:
             jac=True,
             method="L-BFGS-B",
             bounds=bounds,
-            options={"maxiter": 5000, "ftol": 1e-14, "gtol": 1e-8, "maxcor": 30},
+            options=options,
         )
+        mode, scale = posterior_modes(result.x[:free], result.x[free:], n, k, np.zeros(len(n)))
+        if _shared_grid_resolves(scale) and options is LOOSE_LBFGS_OPTIONS:
+            # the shared grid serves after all: its optimum is the fit
+            result = optimize.minimize(
+                negative_log_likelihood,
+                result.x,
+                args=(n, k, theta, log_weights),
+                jac=True,
+                method="L-BFGS-B",
+                bounds=bounds,
+                options=TIGHT_LBFGS_OPTIONS,
+            )
+            mode, scale = posterior_modes(result.x[:free], result.x[free:], n, k, np.zeros(len(n)))
         parameters = result.x
-        mode, scale = posterior_modes(parameters[:free], parameters[free:], n, k, np.zeros(len(n)))
         if not _shared_grid_resolves(scale):
             parameters, theta, log_weights = _adaptive_newton(parameters, n, k, mode)
 
-        objective, gradient = negative_log_likelihood(parameters, n, k, theta, log_weights)
-        a, d = parameters[:free].copy(), parameters[free:].copy()
-        at_bound = (np.abs(a) >= DISCRIMINATION_BOUND - 1e-6) | (
-            np.abs(d) >= INTERCEPT_BOUND - 1e-6
-        )
-        free_gradient = np.concatenate([gradient[:free][~at_bound], gradient[free:][~at_bound]])
+        gradient = negative_log_likelihood(parameters, n, k, theta, log_weights)[1]
         # On per-agent grids the Newton steps, not L-BFGS-B on the shared grid, decide.
-        converged = (bool(result.success) and theta.ndim == 1) or (
-            free_gradient.size == 0 or float(np.max(np.abs(free_gradient))) < GRADIENT_TOLERANCE
-        )
-        if not converged:
+        if not (
+            (bool(result.success) and theta.ndim == 1)
+            or _gradient_converged(parameters, gradient, free)
+        ):
             return self._empty(
                 f"the optimiser did not converge: {result.message}", STATUS_NOT_CONVERGED
             )
+        return self._finish(parameters, theta, log_weights, n, k, free, str(result.message))
 
+    def _finish(
+        self,
+        parameters: FloatArray,
+        theta: FloatArray,
+        log_weights: FloatArray,
+        n: FloatArray,
+        k: FloatArray,
+        free: int,
+        message: str,
+    ) -> IrtFit:
+        """Information, standard errors, orientation and abilities at the optimum."""
+        objective = negative_log_likelihood(parameters, n, k, theta, log_weights)[0]
+        a, d = parameters[:free].copy(), parameters[free:].copy()
+        at_bound = _at_bound(parameters, free)
         information = observed_information(parameters, n, k, theta, log_weights)
         keep = np.concatenate([~at_bound, ~at_bound])
         covariance = np.full((2 * free, 2 * free), np.nan)
@@ -552,7 +659,7 @@ class _Fit:
             agent_reason=agent_reason,
             agent_status=self._statuses(agent_reason, STATUS_NOT_ESTIMABLE),
             converged=True,
-            message=str(result.message),
+            message=message,
             log_likelihood=-float(objective),
             grid_points=int(theta.shape[-1]),
             quadrature=(theta, log_weights),
