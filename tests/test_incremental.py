@@ -22,6 +22,7 @@ from typing import Any
 
 import duckdb
 import numpy as np
+import pandas as pd
 import pytest
 from challenge_fairness.demo import PlatformSpec, generate_platform, write_duckdb
 from conftest import REPO_ROOT, read_table, run_dbt
@@ -259,6 +260,86 @@ def test_a_daily_run_reads_past_the_watermark(builds: dict[str, Any]) -> None:
         for model in INCREMENTAL_FACTS:
             (sql,) = compiled.rglob(f"{model}.sql")
             assert "watermark as (" in sql.read_text(), (step, model)
+
+
+# The models that fold in the delta of the attempt cells' run, not every cell.
+DELTA_FOLDS = ("int_attempt_scores_counted", "int_agent_challenge_scores_summarised")
+
+
+def test_the_sums_of_cells_fold_in_the_cells_delta(builds: dict[str, Any]) -> None:
+    """Every daily run (a late agent added, a challenge made unusable, appends) sums only
+    the delta of the cells' run: the chain of runs holds, and no agent changed family."""
+    for step in range(1, builds["steps"]):
+        compiled = builds["work"] / f"step{step}" / "target" / "compiled"
+        for model in DELTA_FOLDS:
+            (sql,) = compiled.rglob(f"{model}.sql")
+            assert "int_attempt_score_cells_counted__delta" in sql.read_text(), (step, model)
+
+
+def sums_of_cells_recounted(database: Path) -> dict[str, Any]:
+    """int_attempt_scores_counted's all-time rows and int_agent_challenge_scores_summarised
+    counted from the cells as they are, beside the two models' rows."""
+    families = (
+        "from intermediate.int_attempt_score_cells_counted as cells"
+        " inner join intermediate.int_keyed__agents as agents using (agent_id)"
+        " inner join staging.stg_platform__models as models using (model_id)"
+        " where cells.source_row_number is null and cells.is_in_scan"
+    )
+    queries = {
+        "counted": (
+            "select challenge_id, model_family, score, attempts"
+            " from intermediate.int_attempt_scores_counted where verdict_window = 'all'",
+            "select challenge_id, model_family, score, cast(sum(attempts) as bigint)"
+            f" as attempts {families} group by all",
+        ),
+        "summarised": (
+            "select challenge_id, agent_id, scored_attempts, passes"
+            " from intermediate.int_agent_challenge_scores_summarised",
+            "select challenge_id, agent_id, cast(sum(attempts) as bigint) as scored_attempts,"
+            " cast(coalesce(sum(attempts) filter (where score >= 50), 0) as bigint) as passes"
+            f" {families} and score is not null group by all",
+        ),
+    }
+    found = {}
+    for name, queries_of_name in queries.items():
+        frames = []
+        for query in queries_of_name:
+            frame = read_table(database, query)
+            frame = frame.sort_values(list(frame.columns[:3]), na_position="first")
+            frames.append(frame.reset_index(drop=True))
+        found[name] = frames
+    return found
+
+
+def test_a_skipped_run_of_the_sums_makes_them_count_every_cell_again(
+    builds: dict[str, Any], tmp_path: Path
+) -> None:
+    """The cells fold two days while the models summing them run on the second only: the
+    second day's delta does not follow what they summed, so they count every cell again
+    (folding that delta alone would miss the first day's attempts)."""
+    database = tmp_path / "skipped.duckdb"
+    shutil.copy(builds["incremental"], database)
+    selections = (["+int_attempt_score_cells_counted"], [f"+{model}" for model in DELTA_FOLDS])
+    for day, selected in enumerate(selections):
+        with duckdb.connect(str(database)) as con:
+            con.execute(
+                f"insert into raw.attempts by name select attempt_id || '-again-{day}'"
+                " as attempt_id, challenge_id, agent_id, score, submitted_at"
+                " from raw.attempts where score between 0 and 100 order by rowid limit 500"
+            )
+        run = run_dbt(
+            ["run", "--select", *selected],
+            database=database,
+            work_dir=tmp_path / f"day{day}",
+            dbt_vars=VARS,
+        )
+        assert run.success, run.output
+    for model in DELTA_FOLDS:
+        (sql,) = (tmp_path / "day1" / "target" / "compiled").rglob(f"{model}.sql")
+        assert "int_attempt_score_cells_counted__delta" not in sql.read_text(), model
+    for name, (stored, recounted) in sums_of_cells_recounted(database).items():
+        assert len(stored) > 100, name
+        pd.testing.assert_frame_equal(stored, recounted, obj=name)
 
 
 def assert_equal_to_full_refresh(

@@ -14,7 +14,9 @@
     cell it was counted in, if it was clean then, and joins its cell if it is clean now
     (a row's values never change: base_platform__attempts checks that; the rows rejected
     now are those of int_keyed__rows_rejected). Every cell is
-    counted again when the vars it is counted under changed (`counted_under`).
+    counted again when the vars it is counted under changed (`counted_under`). The run's
+    delta of cells is kept (`fold_delta`) for the two models that sum the cells: they fold
+    it in too (macro fold_delta_of).
 #}
 {{ config(
     materialized='incremental',
@@ -22,6 +24,8 @@
     unique_key='source_row_number',
     fold_measures=['attempts'],
     fold_maxima=['last_source_row_number'],
+    fold_delta=true,
+    pre_hook="{{ fold_delta_reset() }}",
     on_schema_change='fail',
 ) }}
 {{ scan_stage_config('incremental') }}

@@ -9,11 +9,27 @@
     attempts form the score-NULL row. Every statistic of the chain is exact on this table;
     with integer scores it is a few hundred rows per challenge and window however many
     attempts there are.
+
+    Incremental (strategy fold, equal to a full recount): a run folds in the delta of the
+    cells' run (macro fold_delta_of), a few rows per new attempt however many cells there
+    are, and counts every cell again when that delta does not follow the cells it summed
+    last, or an agent's model or a model's family changed (macro agent_families).
 #}
+{%- set cells_source = fold_delta_of(
+    ref('int_attempt_score_cells_counted'), '', agent_families()) %}
+{{ config(
+    materialized='incremental',
+    incremental_strategy='fold',
+    fold_measures=['attempts'],
+    on_schema_change='fail',
+    post_hook="{{ fold_delta_applied(
+        ref('int_attempt_score_cells_counted'), '', agent_families()
+    ) }}",
+) }}
 with
 
 cells as (
-    select * from {{ ref('int_attempt_score_cells_counted') }}
+    select * from {{ cells_source.upstream_rows }}
     where source_row_number is null
         and is_in_scan
 ),
@@ -70,6 +86,18 @@ counted as (
         score,
         attempts
     from all_time_counts
+    {%- if is_incremental() and not cells_source.from_delta %}
+    {#- counted again: every stored row leaves #}
+    union all
+    select
+        verdict_window,
+        window_start,
+        challenge_id,
+        model_family,
+        score,
+        -attempts as attempts
+    from {{ this }}
+    {%- endif %}
 )
 
 select
