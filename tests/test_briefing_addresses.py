@@ -76,6 +76,50 @@ def test_postal_codes_are_not_jargon() -> None:
     assert [t.term for t in audit.jargon_terms(text)] == []
 
 
+@pytest.mark.parametrize(
+    ("address", "extent"),
+    (
+        ("The warehouse is at Damrak 1, 1012 LG Amsterdam", "Damrak 1, 1012 LG Amsterdam"),
+        ("Geocode 5 rue de Rivoli, 75001 Paris", "5 rue de Rivoli, 75001 Paris"),
+        ("Print Bahnhofstrasse 1, CH-8001 Zurich", "Bahnhofstrasse 1, CH-8001 Zurich"),
+        ("Go to 10 Downing Street, London SW1A 2AA", "10 Downing Street, London SW1A 2AA"),
+        ("Ship to 350 Fifth Avenue, New York, NY 10118", "350 Fifth Avenue, New York, NY 10118"),
+        ("Deliveries within Sydney NSW 2000", "NSW 2000"),
+    ),
+)
+@pytest.mark.parametrize("stated", ("", ", in Europe or not, whatever its country is given"))
+def test_the_words_of_an_address_stated_or_not_are_no_jargon(
+    address: str, extent: str, stated: str
+) -> None:
+    """The street and place names of an address (its extent: the street before the code, the
+    city after it) are no jargon candidates, whether the address is a finding or the
+    briefing states its country: only the rare words outside it remain."""
+    text = f"{address}{stated}. Log every call."
+    [(start, end, _, _)] = audit.address_spans(text)
+    left, right = audit.address_extent(text, start, end)
+    assert text[left:right] == extent
+    terms = [t.term for t in audit.jargon_terms(text)]
+    assert terms == (["Geocode"] if "Geocode" in address else [])
+
+
+def test_a_seed_rule_on_an_address_is_explained_as_the_address_is() -> None:
+    """span_explained (seed rules too): a postcode match overlapping an address whose
+    country is stated is explained; not without it, and not for address-category seed
+    matches the metadata does not read as an address (their specification decides)."""
+    stated = "All addresses are UK addresses: return labels go to London SW1A 2AA."
+    unstated = "Return labels go to London SW1A 2AA."
+    for text, explained in ((stated, True), (unstated, False)):
+        position = text.index("SW1A 2AA") + 1
+        assert audit.span_explained(text, "address", position, "SW1A 2AA") is explained
+    zip_code = "Reject orders whose ZIP code is not in the delivery area."
+    assert not audit.span_explained(zip_code, "address", zip_code.index("ZIP") + 1, "ZIP code")
+
+
+def test_an_explained_holiday_name_is_no_jargon() -> None:
+    text = "The office is closed on Juneteenth, 19 June."
+    assert audit.locale_findings(text) == [] and audit.jargon_terms(text) == []
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     numbers=st.lists(st.integers(min_value=0, max_value=999_999), min_size=1, max_size=6),

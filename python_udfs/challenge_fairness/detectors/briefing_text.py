@@ -579,6 +579,34 @@ def address_spans(text: str) -> list[tuple[int, int, str, tuple[str, ...]]]:
     return kept
 
 
+_PLACE_BEFORE = re.compile(r"[A-Z][\w'’.-]*,?\s+$")
+
+
+def address_extent(text: str, start: int, end: int) -> tuple[int, int]:
+    """The whole address around an address span (start, end) of address_spans: the street
+    address before it (a house number and a name, then a comma) with up to three
+    capitalised words between them (London, Washington, Ottawa ON), and the city after the
+    code (1012 LG Amsterdam); without a street before it, the span and the city after."""
+    left = start
+    for _ in range(4):
+        street = _STREET_BEFORE.search(text[:left])
+        if street is not None:  # its shortest reading: Bahnhofstrasse 1, not Print B... 1
+            while (shorter := _STREET_BEFORE.search(text[:left], street.start() + 1)) is not None:
+                street = shorter
+            left = street.start()
+            break
+        place = _PLACE_BEFORE.search(text[:left])
+        if place is None:
+            break
+        left = place.start()
+    right = end
+    city = _CITY_AFTER.match(text, end)
+    if city is not None and _is_city(city.group(1)):
+        name = city.group(1).split(". ", 1)[0].rstrip(".")  # Berlin. Keep: Berlin
+        right = city.start(1) + len(name)
+    return (left if street is not None else start), right
+
+
 @functools.cache
 def _country_names() -> dict[str, tuple[str, ...]]:
     """Each country code's names that state it: CLDR's English name (Babel), the metadata's
@@ -621,7 +649,9 @@ def _address_explained(text: str, countries: tuple[str, ...]) -> bool:
 def span_explained(text: str, category: str, match_position: int, matched_text: str) -> bool:
     """Whether the briefing explains a locale span found by any rule (a seed rule too): it
     defines the span, or for a unit gives the metric quantity or a conversion in the same
-    sentence, for a holiday its date."""
+    sentence, for a holiday its date; for a span overlapping an address that Google's
+    metadata recognises (address_spans), what explains that address: a country whose
+    format it fits named, a country field, the postal code format stated."""
     start = match_position - 1
     end = start + len(matched_text)
     if is_defined(text, matched_text):
@@ -630,6 +660,14 @@ def span_explained(text: str, category: str, match_position: int, matched_text: 
         return _unit_explained(text, start, end)
     if category == "holiday":
         return _holiday_explained(text, start, end)
+    if category == "address":
+        overlapped = [
+            fits
+            for span_start, span_end, _, fits in address_spans(text)
+            if span_start < end and start < span_end
+        ]  # only an address the metadata knows; a seed rule's own specification, else
+        countries = tuple(sorted({country for fits in overlapped for country in fits}))
+        return bool(overlapped) and _address_explained(text, countries)
     return False
 
 
@@ -817,6 +855,23 @@ def word_zipf(word: str) -> float:
     return max(_zipf(c) for c in candidates)
 
 
+def locale_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of `text` the locale rules recognise, explained or not, whose words are no
+    jargon (reported once, by the locale audit, or explained there): whole addresses
+    (Damrak 1, 1012 LG Amsterdam), holiday names, national identifiers, units, currency
+    amounts, customary-rule phrases. Phone numbers and dates hold no words."""
+    spans = [address_extent(text, start, end) for start, end, _, _ in address_spans(text)]
+    for pattern in (
+        holiday_pattern(),
+        identifier_pattern(),
+        imperial_unit_pattern(),
+        currency_pattern(),
+        _CUSTOM,
+    ):
+        spans += [(start, end) for start, end, _ in _spans(pattern, text)]
+    return spans
+
+
 def jargon_terms(
     text: str | None,
     max_zipf: float = JARGON_MAX_ZIPF,
@@ -826,7 +881,7 @@ def jargon_terms(
     if not text:
         return []
     _, codes, _ = currency_data()
-    postal = [(start, end) for start, end, _, _ in address_spans(text)]  # SW1A 2AA: no word
+    postal = locale_spans(text)
     tokens: list[tuple[int, int, str, float, bool]] = []
     for match in _TOKEN.finditer(text):
         if any(start <= match.start() < end for start, end in postal):
