@@ -388,7 +388,7 @@ def test_marts_flag_the_labelled_briefings_as_the_bench_reports(
     assert bench == bench_briefing_audit.after_flags(texts)  # uk_postcode adds no flag here
     assert marts == bench
     result = bench_briefing_audit.scores(labelled, marts)
-    assert result["precision"] >= 0.95 and result["recall"] >= 0.75, result
+    assert result["precision"] >= 0.94 and result["recall"] >= 0.80, result
 
 
 def test_locale_gate_suite_fails_naming_the_unreviewed_competitive_finding(
