@@ -23,6 +23,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELLED = ROOT / "tests" / "fixtures" / "briefing_labelled_set.json"
+SEEDS = ROOT / "seeds"
 
 
 def load(split: str = "all") -> list[dict[str, str]]:
@@ -39,7 +40,7 @@ def seed_flags(texts: list[str]) -> list[bool]:
         for name in ("briefing_locale_rules", "briefing_domain_terms"):
             connection.execute(
                 f"create table {name} as select * from read_csv("
-                f"'{ROOT / 'seeds' / name}.csv', all_varchar = true, header = true)"
+                f"'{SEEDS / name}.csv', all_varchar = true, header = true)"
             )
         flagged = connection.sql(
             """
@@ -56,28 +57,49 @@ def seed_flags(texts: list[str]) -> list[bool]:
     return [k in ids for k in range(len(texts))]
 
 
-def seed_after(texts: list[str]) -> tuple[list[bool], list[set[str]]]:
+def _positions(text: str, matches: list[str]) -> list[tuple[int, int]]:
+    """The (start, end) of each of RE2's leftmost, non-overlapping matches, in order."""
+    spans, start = [], 0
+    for matched in matches:
+        if not matched:
+            continue
+        position = text.index(matched, start)
+        start = position + len(matched)
+        spans.append((position, start))
+    return spans
+
+
+def seed_after(
+    texts: list[str], locale_rules: Path | None = None
+) -> tuple[list[bool], list[set[str]], list[list[tuple[int, int]]]]:
     """The seed rules as the marts apply them now: a locale rule's unspecified match that
     the briefing does not explain (span_explained), a curated domain term defined neither
     by its definition regex nor in the briefing's own words; with the curated terms'
-    matched texts of each briefing (jargon skips them)."""
+    matched texts of each briefing, and the spans jargon may not overlap (every locale
+    rule match, specified or not, and every curated mention), as the domain mart drops
+    them. `locale_rules`: the locale rules seed the marts were built with (the package's
+    by default; var `briefing_locale_rules_seed`)."""
     from challenge_fairness.detectors.briefing_text import is_defined, span_explained
 
+    rules_csv = locale_rules or SEEDS / "briefing_locale_rules.csv"
     briefings = pd.DataFrame({"briefing_id": range(len(texts)), "briefing_text": texts})
     with duckdb.connect() as connection:
         connection.register("briefings", briefings)
-        for name in ("briefing_locale_rules", "briefing_domain_terms"):
+        for name, path in (
+            ("briefing_locale_rules", rules_csv),
+            ("briefing_domain_terms", SEEDS / "briefing_domain_terms.csv"),
+        ):
             connection.execute(
                 f"create table {name} as select * from read_csv("
-                f"'{ROOT / 'seeds' / name}.csv', all_varchar = true, header = true)"
+                f"'{path}', all_varchar = true, header = true)"
             )
         locale = connection.sql(
             """
             select briefing_id, briefing_text, rules.category,
-                regexp_extract_all(briefing_text, rules.regex)
+                regexp_extract_all(briefing_text, rules.regex),
+                coalesce(regexp_matches(briefing_text, rules.specification_regex), false)
             from briefings, briefing_locale_rules as rules
             where regexp_matches(briefing_text, rules.regex)
-                and not coalesce(regexp_matches(briefing_text, rules.specification_regex), false)
             """
         ).fetchall()
         domain = connection.sql(
@@ -90,35 +112,45 @@ def seed_after(texts: list[str]) -> tuple[list[bool], list[set[str]]]:
         ).fetchall()
     flags = [False] * len(texts)
     curated: list[set[str]] = [set() for _ in texts]
-    for k, text, category, matches in locale:
-        start = 0
-        for matched in matches:  # leftmost, non-overlapping: positions in order
-            position = text.index(matched, start) + 1
-            start = position - 1 + len(matched)
-            if not span_explained(text, category, position, matched):
+    spans: list[list[tuple[int, int]]] = [[] for _ in texts]
+    for k, text, category, matches, specified in locale:
+        for start, end in _positions(text, matches):
+            spans[k].append((start, end))
+            if not specified and not span_explained(text, category, start + 1, text[start:end]):
                 flags[k] = True
     for k, text, matched, defined in domain:
         curated[k].update(m.lower() for m in matched)
+        spans[k].extend(_positions(text, matched))
         if not defined and not is_defined(text, matched[0]):
             flags[k] = True
-    return flags, curated
+    return flags, curated, spans
 
 
 def after_flags(
-    texts: list[str], max_zipf: float | None = None, acronym_max_zipf: float | None = None
+    texts: list[str],
+    max_zipf: float | None = None,
+    acronym_max_zipf: float | None = None,
+    locale_rules: Path | None = None,
 ) -> list[bool]:
-    """Whether the marts flag each text now (seed rules, library findings, jargon)."""
+    """Whether the marts flag each text now (seed rules, library findings, jargon); a rare
+    term is jargon as fct_briefing_domain_assumptions keeps it: undefined, no curated term
+    of the briefing and overlapping no curated mention or locale rule match."""
     from challenge_fairness.detectors import briefing_text as audit
 
     words = audit.JARGON_MAX_ZIPF if max_zipf is None else max_zipf
     acronyms = audit.JARGON_ACRONYM_MAX_ZIPF if acronym_max_zipf is None else acronym_max_zipf
-    flags, curated = seed_after(texts)
+    flags, curated, spans = seed_after(texts, locale_rules)
     result = []
-    for text, flag, terms in zip(texts, flags, curated, strict=True):
+    for text, flag, terms, taken in zip(texts, flags, curated, spans, strict=True):
         jargon = [
             t
             for t in audit.jargon_terms(text, words, acronyms)
-            if not t.is_defined and t.term.lower() not in terms
+            if not t.is_defined
+            and t.term.lower() not in terms
+            and not any(
+                start < t.match_position - 1 + len(t.term) and t.match_position - 1 < end
+                for start, end in taken
+            )
         ]
         result.append(flag or bool(audit.locale_findings(text)) or bool(jargon))
     return result

