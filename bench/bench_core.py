@@ -103,6 +103,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=DEFAULT_TEST_CASES,
         help="test cases per challenge, so test results per scored attempt (0: no test tables)",
     )
+    add_agents_per_model(parser)
     parser.add_argument("--skip-pandas", action="store_true", help="measure the dbt build only")
     parser.add_argument(
         "--memory-limit",
@@ -112,10 +113,30 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def ensure_data(attempts: int, seed: int, test_cases: int) -> Path:
-    """Return the parquet directory for (attempts, seed, test cases per challenge),
-    generating it when not cached."""
-    directory = OUT / f"data_{attempts}_{seed}_tc{test_cases}"
+def add_agents_per_model(parser: argparse.ArgumentParser) -> None:
+    """The platform's shape: agents per model (6 families x 2 models: 12 x this many)."""
+    parser.add_argument(
+        "--agents-per-model",
+        type=int,
+        default=PlatformSpec.agents_per_model,
+        help="agents per model: 12 x this many agents (default %(default)s: 36; 12: 144)",
+    )
+
+
+def shape_suffix(agents_per_model: int) -> str:
+    """The data and run directories' suffix of a shape other than the default."""
+    return "" if agents_per_model == PlatformSpec.agents_per_model else f"_apm{agents_per_model}"
+
+
+def ensure_data(
+    attempts: int,
+    seed: int,
+    test_cases: int,
+    agents_per_model: int = PlatformSpec.agents_per_model,
+) -> Path:
+    """Return the parquet directory for (attempts, seed, test cases per challenge, agents
+    per model), generating it when not cached."""
+    directory = OUT / f"data_{attempts}_{seed}_tc{test_cases}{shape_suffix(agents_per_model)}"
     marker = directory / DATA_MARKER
     tables = TABLES + (TEST_TABLES if test_cases else ())
     if marker.exists() and all((directory / f"{t}.parquet").exists() for t in tables):
@@ -126,6 +147,7 @@ def ensure_data(attempts: int, seed: int, test_cases: int) -> Path:
         n_attempts=attempts,
         n_standalone_challenges=N_STANDALONE_CHALLENGES,
         test_cases_per_challenge=test_cases,
+        agents_per_model=agents_per_model,
     )
     print(f"generating {attempts:,} attempts (seed {seed}) ...", flush=True)
     start = time.perf_counter()
@@ -360,8 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.memory_limit:
         os.environ["CHALLENGE_FAIRNESS_MEMORY_LIMIT"] = args.memory_limit
     OUT.mkdir(parents=True, exist_ok=True)
-    data_dir = ensure_data(args.attempts, args.seed, args.test_cases)
-    run_dir = OUT / f"core_run_{args.attempts}_{args.seed}"
+    data_dir = ensure_data(args.attempts, args.seed, args.test_cases, args.agents_per_model)
+    run_dir = OUT / f"core_run_{args.attempts}_{args.seed}{shape_suffix(args.agents_per_model)}"
     shutil.rmtree(run_dir, ignore_errors=True)
     run_dir.mkdir(parents=True)
 
@@ -378,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
         "attempts": args.attempts,
         "seed": args.seed,
         "n_standalone_challenges": N_STANDALONE_CHALLENGES,
+        "agents_per_model": args.agents_per_model,
         "data_dir": str(data_dir.relative_to(ROOT)),
         "data_rows": json.loads((data_dir / DATA_MARKER).read_text())["rows"],
         "machine": {

@@ -56,10 +56,12 @@ from bench_core import (  # noqa: E402
     OUT,
     ROOT,
     TIME_RATIO_TARGET,
+    add_agents_per_model,
     dbt_executable,
     ensure_data,
     measure,
     run_pandas,
+    shape_suffix,
 )
 from challenge_fairness.demo import PlatformSpec  # noqa: E402
 
@@ -130,6 +132,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--attempts", type=int, default=DEFAULT_ATTEMPTS, help="attempts")
     parser.add_argument("--seed", type=int, default=PlatformSpec.seed, help="generator seed")
     parser.add_argument("--test-cases", type=int, default=DEFAULT_TEST_CASES)
+    add_agents_per_model(parser)
     parser.add_argument(
         "--memory-limit",
         default=os.environ.get("CHALLENGE_FAIRNESS_MEMORY_LIMIT", PROFILE_MEMORY_LIMIT),
@@ -188,8 +191,8 @@ def main(argv: list[str] | None = None) -> int:
         run_scan(args.scan_into, args.data_dir, args.memory_limit)
         return 0
     os.environ["CHALLENGE_FAIRNESS_MEMORY_LIMIT"] = args.memory_limit
-    data_dir = ensure_data(args.attempts, args.seed, args.test_cases)
-    run_dir = OUT / f"floor_run_{args.attempts}_{args.seed}"
+    data_dir = ensure_data(args.attempts, args.seed, args.test_cases, args.agents_per_model)
+    run_dir = OUT / f"floor_run_{args.attempts}_{args.seed}{shape_suffix(args.agents_per_model)}"
     shutil.rmtree(run_dir, ignore_errors=True)
     run_dir.mkdir(parents=True)
 
@@ -211,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {
         "attempts": args.attempts,
         "seed": args.seed,
+        "agents_per_model": args.agents_per_model,
         "memory_limit": args.memory_limit,
         "scan": {"seconds": scan.seconds, "peak_mib": scan.peak_mib, "steps": steps},
         "dbt_fixed": dbt_fixed,

@@ -86,17 +86,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--tiles", type=int, default=10, help="copies of the base platform")
     parser.add_argument("--new", type=int, default=1_000_000, help="attempt rows of day 2")
     parser.add_argument("--memory-limit", default="2GB", help="DuckDB memory limit")
+    bench_core.add_agents_per_model(parser)
     return parser.parse_args(argv)
 
 
-def tiled_days(base: Path, tiles: int, new: int) -> tuple[Path, Path]:
+def tiled_days(base: Path, tiles: int, new: int, suffix: str = "") -> tuple[Path, Path]:
     """Write (or reuse) day 1 and day 2 of the tiled platform; return their directories."""
     con = duckdb.connect()
     n = con.execute(f"select count(*) from '{base}/attempts.parquet'").fetchone()[0]
     total = n * tiles
     if not 0 < new < total:
         raise SystemExit(f"--new must be between 1 and {total - 1}")
-    directory = OUT / f"incremental_{total}_{new}"
+    directory = OUT / f"incremental_{total}_{new}{suffix}"
     days = directory / "day1", directory / "day2"
     if (directory / MARKER).exists():
         print(f"reusing data in {directory.relative_to(bench_core.ROOT)}")
@@ -220,9 +221,14 @@ def slowest_nodes(run_dir: Path, name: str) -> list[tuple[str, float]]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     base = bench_core.ensure_data(
-        args.base_attempts, bench_core.PlatformSpec.seed, bench_core.DEFAULT_TEST_CASES
+        args.base_attempts,
+        bench_core.PlatformSpec.seed,
+        bench_core.DEFAULT_TEST_CASES,
+        args.agents_per_model,
     )
-    day1, day2 = tiled_days(base, args.tiles, args.new)
+    day1, day2 = tiled_days(
+        base, args.tiles, args.new, bench_core.shape_suffix(args.agents_per_model)
+    )
     run_dir = OUT / f"incremental_run_{day1.parent.name.removeprefix('incremental_')}"
     if run_dir.exists():
         subprocess.run(["rm", "-rf", str(run_dir)], check=True)
