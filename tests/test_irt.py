@@ -162,6 +162,27 @@ def test_newton_from_item_fits_and_from_lbfgs_reach_one_optimum(
     np.testing.assert_allclose(fallback.difficulty_se, direct.difficulty_se, rtol=1e-5)
 
 
+def test_a_newton_step_where_the_hessian_is_not_positive_definite_still_descends() -> None:
+    """Far from the optimum the marginal likelihood is not concave: the step is damped
+    (Levenberg-Marquardt) into a descent direction, not a tiny gradient step; where H is
+    positive definite it is the Newton step."""
+    rng = np.random.default_rng(3)
+    basis = np.linalg.qr(rng.normal(size=(6, 6)))[0]
+    gradient = rng.normal(size=6)
+    definite = basis @ np.diag([5.0, 4.0, 3.0, 2.0, 1.0, 0.5]) @ basis.T
+    np.testing.assert_allclose(
+        irt._damped_newton_step(definite, gradient), np.linalg.solve(definite, gradient)
+    )
+    indefinite = basis @ np.diag([5.0, 4.0, 3.0, 2.0, 1.0, -0.5]) @ basis.T
+    step = irt._damped_newton_step(indefinite, gradient)
+    assert float(gradient @ step) > 0  # a descent direction of the objective
+    # ... the Newton step of H + mu diag|H| for one damping mu of the ladder
+    scale = np.diag(np.abs(np.diag(indefinite)))
+    assert any(
+        np.allclose((indefinite + mu * scale) @ step, gradient) for mu in np.logspace(-6, 6, 13)
+    )
+
+
 def test_contrast_standard_error_equals_the_numerical_inverse_hessian() -> None:
     rng = np.random.default_rng(11)
     data = simulate_2pl(rng, agents=60, items=5, trials=8)

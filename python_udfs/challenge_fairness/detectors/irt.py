@@ -341,6 +341,23 @@ def item_fits_given_abilities(
     return np.concatenate([a, d])
 
 
+def _damped_newton_step(hessian: FloatArray, gradient: FloatArray) -> FloatArray:
+    """H^-1 g, or where H is not positive definite (the marginal likelihood is not concave
+    far from its optimum) (H + mu D)^-1 g with D = diag|H| and the smallest mu of 1e-6,
+    1e-5, ..., 1e6 that makes it so (Levenberg-Marquardt); a gradient step scaled by the
+    largest curvature if none does."""
+    scale = np.maximum(np.abs(np.diag(hessian)), 1e-12)
+    for damping in [0.0, *np.logspace(-6, 6, 13)]:
+        try:
+            factor = linalg.cho_factor(hessian + damping * np.diag(scale))
+        except linalg.LinAlgError:
+            continue
+        step: FloatArray = linalg.cho_solve(factor, gradient)
+        return step
+    fallback: FloatArray = gradient / max(1.0, float(scale.max()))
+    return fallback
+
+
 def _adaptive_newton(
     parameters: FloatArray, trials: FloatArray, successes: FloatArray, mode: FloatArray
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -370,10 +387,7 @@ def _adaptive_newton(
         if not free.any():
             break
         hessian = observed_information(x, trials, successes, theta, log_weights)
-        try:
-            step = linalg.cho_solve(linalg.cho_factor(hessian[np.ix_(free, free)]), gradient[free])
-        except linalg.LinAlgError:
-            step = gradient[free] / max(1.0, float(np.max(np.abs(np.diag(hessian)))))
+        step = _damped_newton_step(hessian[np.ix_(free, free)], gradient[free])
         decrement = float(gradient[free] @ step)
         length = 1.0
         for _ in range(NEWTON_HALVINGS):
