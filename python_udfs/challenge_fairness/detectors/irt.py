@@ -556,39 +556,37 @@ class _Fit:
                 mode, scale = posterior_modes(rounds[:free], rounds[free:], n, k, mode)
             if not _shared_grid_resolves(scale):
                 fitted, grid, weights = _adaptive_newton(rounds, n, k, mode)
-                fitted_gradient = negative_log_likelihood(fitted, n, k, grid, weights)[1]
+                fitted_value, fitted_gradient = negative_log_likelihood(fitted, n, k, grid, weights)
                 if _gradient_converged(fitted, fitted_gradient, free):
                     return self._finish(
-                        fitted, grid, weights, n, k, free, "Newton steps on per-agent grids"
-                    )
-        options = TIGHT_LBFGS_OPTIONS if _shared_grid_resolves(scale) else LOOSE_LBFGS_OPTIONS
-        result = optimize.minimize(
-            negative_log_likelihood,
-            start,
-            args=(n, k, theta, log_weights),
-            jac=True,
-            method="L-BFGS-B",
-            bounds=bounds,
-            options=options,
-        )
-        mode, scale = posterior_modes(result.x[:free], result.x[free:], n, k, np.zeros(len(n)))
-        if _shared_grid_resolves(scale) and options is LOOSE_LBFGS_OPTIONS:
-            # the shared grid serves after all: its optimum is the fit
-            result = optimize.minimize(
+                        fitted, fitted_value, grid, weights, n, k, free,
+                        "Newton steps on per-agent grids",
+                    )  # fmt: skip
+
+        def shared_grid_fit(x0: FloatArray, options: dict[str, float]) -> optimize.OptimizeResult:
+            """L-BFGS-B on the shared grid from `x0`."""
+            return optimize.minimize(
                 negative_log_likelihood,
-                result.x,
+                x0,
                 args=(n, k, theta, log_weights),
                 jac=True,
                 method="L-BFGS-B",
                 bounds=bounds,
-                options=TIGHT_LBFGS_OPTIONS,
+                options=options,
             )
+
+        options = TIGHT_LBFGS_OPTIONS if _shared_grid_resolves(scale) else LOOSE_LBFGS_OPTIONS
+        result = shared_grid_fit(start, options)
+        mode, scale = posterior_modes(result.x[:free], result.x[free:], n, k, np.zeros(len(n)))
+        if _shared_grid_resolves(scale) and options is LOOSE_LBFGS_OPTIONS:
+            # the shared grid serves after all: its optimum is the fit
+            result = shared_grid_fit(result.x, TIGHT_LBFGS_OPTIONS)
             mode, scale = posterior_modes(result.x[:free], result.x[free:], n, k, np.zeros(len(n)))
         parameters = result.x
         if not _shared_grid_resolves(scale):
             parameters, theta, log_weights = _adaptive_newton(parameters, n, k, mode)
 
-        gradient = negative_log_likelihood(parameters, n, k, theta, log_weights)[1]
+        objective, gradient = negative_log_likelihood(parameters, n, k, theta, log_weights)
         # On per-agent grids the Newton steps, not L-BFGS-B on the shared grid, decide.
         if not (
             (bool(result.success) and theta.ndim == 1)
@@ -597,11 +595,14 @@ class _Fit:
             return self._empty(
                 f"the optimiser did not converge: {result.message}", STATUS_NOT_CONVERGED
             )
-        return self._finish(parameters, theta, log_weights, n, k, free, str(result.message))
+        return self._finish(
+            parameters, objective, theta, log_weights, n, k, free, str(result.message)
+        )
 
     def _finish(
         self,
         parameters: FloatArray,
+        objective: float,
         theta: FloatArray,
         log_weights: FloatArray,
         n: FloatArray,
@@ -609,8 +610,8 @@ class _Fit:
         free: int,
         message: str,
     ) -> IrtFit:
-        """Information, standard errors, orientation and abilities at the optimum."""
-        objective = negative_log_likelihood(parameters, n, k, theta, log_weights)[0]
+        """Information, standard errors, orientation and abilities at the optimum
+        (`objective`: the negative log likelihood there)."""
         a, d = parameters[:free].copy(), parameters[free:].copy()
         at_bound = _at_bound(parameters, free)
         information = observed_information(parameters, n, k, theta, log_weights)
