@@ -59,6 +59,36 @@ def test_kruskal_wallis_matches_scipy(samples: list[np.ndarray]) -> None:
     assert result.p_value == pytest.approx(expected.pvalue, rel=RTOL, abs=1e-300)
 
 
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=3),
+            st.integers(min_value=0, max_value=100).map(float),
+            st.integers(min_value=1, max_value=200_000),
+        ),
+        min_size=2,
+        max_size=30,
+    )
+)
+@settings(max_examples=40, deadline=None)
+def test_kruskal_wallis_from_large_counts_matches_scipy_on_the_expanded_sample(
+    triples: list[tuple[int, float, int]],
+) -> None:
+    # A platform's challenge: few distinct scores, hundreds of thousands of attempts, so the
+    # rank sums reach 1e11 and the tie term 1e16: still scipy's H on the expanded sample.
+    codes, values, counts = (np.array(column) for column in zip(*triples, strict=True))
+    samples = [np.repeat(values[codes == g], counts[codes == g]) for g in np.unique(codes)]
+    result = stats.kruskal_wallis(codes, values, counts)
+    pooled = np.concatenate(samples)
+    if len(samples) < 2 or np.all(pooled == pooled[0]):
+        assert result.status == stats.STATUS_NOT_COMPUTABLE
+        return
+    expected = scipy_stats.kruskal(*samples)
+    assert result.observations == pooled.size
+    assert result.h_statistic == pytest.approx(expected.statistic, rel=1e-7, abs=1e-6)
+    assert result.p_value == pytest.approx(expected.pvalue, rel=1e-6, abs=1e-12)
+
+
 def test_kruskal_wallis_textbook_value() -> None:
     # Hollander & Wolfe's example as used by scipy's docs: H = 0.7714, p = 0.6800.
     x = np.array([2.9, 3.0, 2.5, 2.6, 3.2])
