@@ -15,6 +15,10 @@
     the band is NULL for a result of an unscored attempt (it takes no part in the DIF).
     `is_in_scan` says whether the attempt is in this run's scan (macro attempt_in_scan;
     NULL for a rejected row). Rows conserved: raw rows = sum(results) (fct_source_row_counts).
+    The rows are counted on numbers (the test case's and the agent's, the rule's position)
+    and the ids put back on the counts, so that the count on top of the join with every
+    attempt spills under a small memory cap; a rejected row's ids and raw record are read
+    again from its raw row.
 
     Incremental (strategy `fold`, macros/materializations/incremental_fold.sql), equal to a
     full refresh. The raw table is an append-only log; the watermark is the largest
@@ -118,10 +122,18 @@ attempts as (
 test_cases as (
     select
         test_cases.test_case_id,
+        cast(row_number() over (order by test_cases.test_case_id) as integer) as test_case_number,
         challenge_numbers.challenge_number
     from {{ ref('int_keyed__test_cases') }} as test_cases
     left join {{ challenge_fairness.challenge_numbers() }} as challenge_numbers
         on test_cases.challenge_id = challenge_numbers.challenge_id
+),
+
+agents as (
+    select
+        agent_id,
+        cast(row_number() over (order by agent_id) as integer) as agent_number
+    from {{ ref('int_keyed__agents') }}
 ),
 
 typed as (
@@ -141,92 +153,127 @@ typed as (
         on source.source_row_number = duplicates.source_row_number
 ),
 
+{#- The rules a result breaks, first one first: its rejection reason is the name, coded
+    as its position here while the rows are counted. #}
+{%- set result_rules = [
+    ('null_attempt_id',
+     "attempts.attempt_id is null and nullif(trim(typed.attempt_id), '') is null"),
+    ('null_test_case_id',
+     "test_cases.test_case_id is null and nullif(trim(typed.test_case_id), '') is null"),
+    ('conflicting_test_result_id', "typed.duplicate_kind = 'conflicting'"),
+    ('duplicate_test_result_id', "typed.duplicate_kind = 'duplicate'"),
+    ('unknown_attempt_id', 'attempts.attempt_id is null'),
+    ('unknown_test_case_id', 'test_cases.test_case_id is null'),
+    ('test_case_of_other_challenge', 'test_cases.challenge_number <> attempts.challenge_number'),
+    ('null_passed', 'typed.raw_passed is null'),
+    ('passed_not_boolean', 'typed.passed is null'),
+] %}
 checked as (
     select
         typed.source_row_number,
-        typed.attempt_id,
-        typed.test_case_id,
         typed.passed,
-        attempts.agent_id,
-        cast(attempts.score_band as bigint) as score_band,
+        test_cases.test_case_number,
+        agents.agent_number,
+        cast(attempts.score_band as tinyint) as score_band,
         attempts.is_in_scan,
+        {#- A found attempt or test case has a non-blank id: trim only the others. #}
         case
-            {#- A found attempt or test case has a non-blank id: trim only the others. #}
-            when attempts.attempt_id is null and nullif(trim(typed.attempt_id), '') is null
-                then 'null_attempt_id'
-            when test_cases.test_case_id is null and nullif(trim(typed.test_case_id), '') is null
-                then 'null_test_case_id'
-            when typed.duplicate_kind = 'conflicting' then 'conflicting_test_result_id'
-            when typed.duplicate_kind = 'duplicate' then 'duplicate_test_result_id'
-            when attempts.attempt_id is null then 'unknown_attempt_id'
-            when test_cases.test_case_id is null then 'unknown_test_case_id'
-            when test_cases.challenge_number <> attempts.challenge_number
-                then 'test_case_of_other_challenge'
-            when typed.raw_passed is null then 'null_passed'
-            when typed.passed is null then 'passed_not_boolean'
-        end as rejection_reason,
-        typed.raw_passed,
+            {%- for rule, condition in result_rules %}
+            when {{ condition }} then {{ loop.index }}
+            {%- endfor %}
+        end as rejection_code,
         typed.row_checksum
     from typed
     left join attempts
         on typed.attempt_id = attempts.attempt_id
     left join test_cases
         on typed.test_case_id = test_cases.test_case_id
+    left join agents
+        on attempts.agent_id = agents.agent_id
 ),
 
-{# A rejected row keeps its identity; clean rows keep only what the detectors count by. #}
-keyed as (
+{#- Counted on small numbers only: the count over every result runs on top of the join with
+    the attempts, and a row as narrow as this lets both spill under a small memory cap (at
+    100M attempts, 144 agents and 1GB, counting on the text ids ran out of memory). A
+    rejected row is a group of its own (its source_row_number); clean rows have none. #}
+counted as {{ materialized_cte() }} (
     select
-        case when rejection_reason is not null then source_row_number end as source_row_number,
-        case when rejection_reason is not null then attempt_id end as attempt_id,
-        test_case_id,
-        case when rejection_reason is null then agent_id end as agent_id,
-        case when rejection_reason is null then score_band end as score_band,
-        case when rejection_reason is null then is_in_scan end as is_in_scan,
+        case when rejection_code is not null then source_row_number end as source_row_number,
+        case when rejection_code is null then test_case_number end as test_case_number,
+        case when rejection_code is null then agent_number end as agent_number,
+        case when rejection_code is null then score_band end as score_band,
+        case when rejection_code is null then is_in_scan end as is_in_scan,
         passed,
-        rejection_reason,
-        case
-            when rejection_reason is not null then
-                {{ record_to_json(
-                    {'attempt_id': 'attempt_id', 'test_case_id': 'test_case_id', 'passed': 'raw_passed'},
-                    'checked'
-                ) }}
-        end as raw_record,
-        case when rejection_reason is null then row_checksum end as row_checksum,
-        source_row_number as last_source_row_number
+        rejection_code,
+        count(*) as results,
+        {{ checksum_sum('case when rejection_code is null then row_checksum end') }}
+            as row_checksum,
+        max(source_row_number) as last_source_row_number
     from checked
+    group by
+        case when rejection_code is not null then source_row_number end,
+        case when rejection_code is null then test_case_number end,
+        case when rejection_code is null then agent_number end,
+        case when rejection_code is null then score_band end,
+        case when rejection_code is null then is_in_scan end,
+        passed,
+        rejection_code
 ),
 
+{# A rejected row keeps its identity, read again from its raw row: few rows, which the
+   scan skips to (none: the join stops at once). #}
+rejected_rows as (
+    select
+        source.source_row_number,
+        cast(source.attempt_id as string) as attempt_id,
+        cast(source.test_case_id as string) as test_case_id,
+        source.passed as raw_passed
+    from source
+    where
+        source.source_row_number in (
+            select counted.source_row_number
+            from counted
+            where counted.source_row_number is not null
+        )
+),
+
+{# Clean rows keep only what the detectors count by. #}
 compressed as (
     select
-        source_row_number,
-        attempt_id,
-        test_case_id,
-        agent_id,
-        score_band,
-        is_in_scan,
-        passed,
-        rejection_reason,
-        {#- a rejected row is a group of its own (source_row_number); clean rows have none #}
-        min(raw_record) as raw_record,
-        count(*) as results,
-        {{ checksum_sum('row_checksum') }} as row_checksum,
-        max(last_source_row_number) as last_source_row_number,
+        counted.source_row_number,
+        rejected.attempt_id,
+        coalesce(rejected.test_case_id, test_cases.test_case_id) as test_case_id,
+        agents.agent_id,
+        cast(counted.score_band as bigint) as score_band,
+        counted.is_in_scan,
+        counted.passed,
+        case counted.rejection_code
+            {%- for rule, condition in result_rules %}
+            when {{ loop.index }} then '{{ rule }}'
+            {%- endfor %}
+        end as rejection_reason,
+        case
+            when counted.rejection_code is not null then
+                {{ record_to_json(
+                    {'attempt_id': 'attempt_id', 'test_case_id': 'test_case_id', 'passed': 'raw_passed'},
+                    'rejected'
+                ) }}
+        end as raw_record,
+        counted.results,
+        counted.row_checksum,
+        counted.last_source_row_number,
         (
             select max(attempts.source_row_number)
             from {{ ref('base_platform__attempts') }} as attempts
         ) as last_attempt_row_number,
         {{ validated_with }} as validated_with
-    from keyed
-    group by
-        source_row_number,
-        attempt_id,
-        test_case_id,
-        agent_id,
-        score_band,
-        is_in_scan,
-        passed,
-        rejection_reason
+    from counted
+    left join test_cases
+        on counted.test_case_number = test_cases.test_case_number
+    left join agents
+        on counted.agent_number = agents.agent_number
+    left join rejected_rows as rejected
+        on counted.source_row_number = rejected.source_row_number
 )
 {%- if changed_rows_only %},
 
