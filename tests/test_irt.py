@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from challenge_fairness.detectors import irt
 from conftest import read_table
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import optimize, special
 from scipy import stats as scipy_stats
@@ -180,6 +180,107 @@ def test_a_newton_step_where_the_hessian_is_not_positive_definite_still_descends
     scale = np.diag(np.abs(np.diag(indefinite)))
     assert any(
         np.allclose((indefinite + mu * scale) @ step, gradient) for mu in np.logspace(-6, 6, 13)
+    )
+
+
+def few_agents_information(
+    seed: int, agents: int, items: int, spread: float | None
+) -> tuple[irt._Information, np.ndarray]:
+    """The information (in factors) and gradient of a few agents on many items, on the
+    per-agent grids the Newton steps use: at the fitted optimum (`spread` None), or at
+    parameters `spread` away from the truth (where the information is indefinite)."""
+    rng = np.random.default_rng(seed)
+    data = simulate_2pl(rng, agents=agents, items=items, trials=150)
+    n, k = data["n"].astype(float), data["k"].astype(float)
+    if spread is None:
+        result = fit(data)
+        assume(result.converged and set(result.item_status) == {"ok"})
+        x = np.concatenate([result.discrimination, result.intercept])
+    else:
+        x = np.concatenate([data["a"], -data["a"] * data["b"]])
+        x += rng.normal(0, spread, 2 * items)
+    mode, scale = irt.posterior_modes(x[:items], x[items:], n, k, np.zeros(agents))
+    theta, log_weights = irt.adaptive_grids(mode, scale)
+    q = irt._posterior(x[:items], x[items:], n, k, theta, log_weights)
+    return irt._information(q, n, k), irt._objective(q, n, k)[1]
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    agents=st.integers(4, 6),
+    items=st.integers(64, 90),
+    spread=st.sampled_from([None, 0.3, 1.0]),
+)
+@settings(max_examples=30, deadline=None)
+def test_woodbury_form_gives_the_dense_information_steps_and_covariance(
+    seed: int, agents: int, items: int, spread: float | None
+) -> None:
+    """Few agents, many items: H = C - V'V has fewer rows in V than parameters, and the
+    Newton step and the covariance come from the Woodbury form. They equal the dense ones
+    (H formed, Cholesky / inverse by numpy), indefinite H included."""
+    information, gradient = few_agents_information(seed, agents, items, spread)
+    assert information.low_rank
+    hessian = information.dense()
+    np.testing.assert_allclose(information.diagonal(), np.diag(hessian), rtol=1e-9, atol=1e-9)
+    eigenvalues = np.linalg.eigvalsh(hessian)
+    # Steps: the damping ladder picks the first H + mu diag|H| that is positive definite;
+    # where one of them is within rounding of singular the two forms may pick neighbours.
+    scale = np.maximum(np.abs(np.diag(hessian)), 1e-12)
+    margins = [
+        float(np.linalg.eigvalsh(hessian + mu * np.diag(scale))[0]) / float(scale.max())
+        for mu in irt.DAMPING_LADDER
+    ]
+    assume_clear = all(abs(margin) > 1e-9 for margin in margins)
+    if assume_clear:
+        dense_step = irt._damped_newton_step(hessian, gradient)
+        step = irt._newton_step(information, gradient)
+        np.testing.assert_allclose(
+            step, dense_step, rtol=1e-6, atol=1e-9 * np.abs(dense_step).max()
+        )
+    # Covariance: H^-1 where H is positive definite, LinAlgError where it is not.
+    if eigenvalues[0] > 1e-9 * eigenvalues[-1]:
+        np.testing.assert_allclose(
+            irt._covariance(information),
+            np.linalg.inv(hessian),
+            rtol=1e-6,
+            atol=1e-9 * float(np.abs(np.linalg.inv(hessian)).max()),
+        )
+    elif eigenvalues[0] < -1e-9 * eigenvalues[-1]:
+        with pytest.raises(np.linalg.LinAlgError):
+            irt._covariance(information)
+
+
+def test_few_agents_on_many_challenges_fit_as_with_the_dense_information(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """6 agents on 90 challenges: the fit runs through the Woodbury form and reaches the fit
+    of the dense information (same optimum, standard errors and covariance)."""
+    rng = np.random.default_rng(17)
+    data = simulate_2pl(rng, agents=6, items=90, trials=150)
+    solves = []
+    woodbury = irt._Information.woodbury
+
+    def counted(self: irt._Information, damping: np.ndarray) -> irt._Woodbury:
+        solves.append(self.centred.shape)
+        return woodbury(self, damping)
+
+    monkeypatch.setattr(irt._Information, "woodbury", counted)
+    low_rank = fit(data)
+    assert solves and all(rows < columns for rows, columns in solves)
+    monkeypatch.setattr(irt._Information, "low_rank", property(lambda self: False))
+    dense = fit(data)
+    assert low_rank.converged and dense.converged
+    assert list(low_rank.item_status) == list(dense.item_status)
+    assert low_rank.log_likelihood == pytest.approx(dense.log_likelihood, rel=1e-12)
+    np.testing.assert_allclose(low_rank.discrimination, dense.discrimination, atol=1e-7)
+    np.testing.assert_allclose(low_rank.difficulty, dense.difficulty, atol=1e-7)
+    ok = low_rank.item_status == "ok"
+    np.testing.assert_allclose(low_rank.difficulty_se[ok], dense.difficulty_se[ok], rtol=1e-6)
+    np.testing.assert_allclose(
+        low_rank.discrimination_covariance[np.ix_(ok, ok)],
+        dense.discrimination_covariance[np.ix_(ok, ok)],
+        rtol=1e-6,
+        atol=1e-12,
     )
 
 

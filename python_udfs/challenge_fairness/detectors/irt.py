@@ -24,10 +24,13 @@ point carries the N(0, 1) prior density times the spacing, so the integral is th
 marginal likelihood, and one evaluation costs (agents x challenges x 21) whatever the
 number of attempts behind the counts (a shared grid fine enough for 100,000 attempts per
 agent needs thousands of points). The parameters then follow Newton steps with the
-exact (Louis) Hessian until the Newton decrement is rounding; they start where narrow
-posteriors make the problem nearly separable: rounds of per-agent modes and per-item
-logistic regressions on them. Should those steps not reach a zero gradient, L-BFGS-B
-on the shared grid gives the Newton steps their start instead.
+exact (Louis) Hessian until the Newton decrement is rounding. That Hessian is a 2 x 2
+block per challenge minus V'V, with one row of V per (agent, grid point): with few agents
+and many challenges (40 x 2,000: 4,000 parameters, 840 rows) its systems and its inverse
+go through the Woodbury identity on the 840 rows, never a 4,000 x 4,000 factorisation.
+The steps start where narrow posteriors make the problem nearly separable: rounds of
+per-agent modes and per-item logistic regressions on them. Should those steps not reach
+a zero gradient, L-BFGS-B on the shared grid gives the Newton steps their start instead.
 
 Standard errors: the observed information of the marginal likelihood by Louis' (1982)
 identity, -d2 log L = sum_j E_j[-d2 l_j] - Var_j[d l_j] (posterior moments over the grid,
@@ -156,7 +159,12 @@ def _agent_grids(
 def _log_expit(z: FloatArray) -> FloatArray:
     """log(expit(z)) = min(z, 0) - log1p(exp(-|z|)), stable for any z (and several times
     faster than scipy.special.log_expit on large arrays)."""
-    result: FloatArray = np.minimum(z, 0.0) - np.log1p(np.exp(-np.abs(z)))
+    tail = np.abs(z)
+    np.negative(tail, out=tail)
+    np.exp(tail, out=tail)
+    np.log1p(tail, out=tail)  # in place: the arrays are agents x grid x items
+    result: FloatArray = np.minimum(z, 0.0)
+    result -= tail
     return result
 
 
@@ -186,10 +194,12 @@ def _posterior(
     theta, log_weights = _agent_grids(theta, log_weights, trials.shape[0])
     z = theta[:, :, None] * a + d  # J x Q x I
     log_p = _log_expit(z)
-    log_not_p = log_p - z  # log(1 - expit(z)) = log expit(z) - z
+    # k log p + (n - k) log(1 - p) with log(1 - p) = log p - z: n log p - (n - k) z, whose
+    # second term sums over the items before the grid (z is linear in theta).
+    failures = trials - successes
     log_joint = (
-        np.einsum("ji,jqi->jq", successes, log_p)
-        + np.einsum("ji,jqi->jq", trials - successes, log_not_p)
+        np.einsum("ji,jqi->jq", trials, log_p)
+        - (theta * (failures @ a)[:, None] + (failures @ d)[:, None])
         + log_weights
     )
     log_marginal = special.logsumexp(log_joint, axis=1)
@@ -220,11 +230,158 @@ def negative_log_likelihood(
     """
     items = trials.shape[1]
     a, d = parameters[:items], parameters[items:]
-    q = _posterior(a, d, trials, successes, theta, log_weights)
+    return _objective(_posterior(a, d, trials, successes, theta, log_weights), trials, successes)
+
+
+def _mean_scores(
+    q: _Posterior, trials: FloatArray, successes: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Each agent's posterior mean score E_j[s] = (E_j[theta r], E_j[r]) with r = k - n p
+    (J x I each): the gradient is minus their sum over agents."""
     mean_theta = np.einsum("jq,jq->j", q.posterior, q.theta)
-    gradient_a = -(successes * mean_theta[:, None] - trials * q.mean_theta_p).sum(axis=0)
-    gradient_d = -(successes - trials * q.mean_p).sum(axis=0)
-    return float(-q.log_marginal.sum()), np.concatenate([gradient_a, gradient_d])
+    return (
+        successes * mean_theta[:, None] - trials * q.mean_theta_p,
+        successes - trials * q.mean_p,
+    )
+
+
+def _objective(
+    q: _Posterior, trials: FloatArray, successes: FloatArray
+) -> tuple[float, FloatArray]:
+    """negative_log_likelihood from the quadrature of its parameters."""
+    mean_a, mean_d = _mean_scores(q, trials, successes)
+    return float(-q.log_marginal.sum()), -np.concatenate([mean_a.sum(axis=0), mean_d.sum(axis=0)])
+
+
+@dataclass(frozen=True)
+class _Information:
+    """The observed information H = C - V'V (Louis' identity), kept in its two factors.
+
+    C is the complete-data information, one 2 x 2 block (a_i, d_i) per item: `aa`, `ad`,
+    `dd` (I each). V (`centred`, R x 2I) has one row per (agent, grid point) with posterior
+    mass w: sqrt(w) (s - E_j[s]), the agent's score s = (theta r, r) about its posterior
+    mean, so V'V = sum_j Var_j[s] is the missing information. Few rows against many items
+    (a handful of agents, thousands of challenges) make H a block diagonal minus a low-rank
+    term: its systems are solved through the R x R matrix I - V C^-1 V' (Woodbury), never
+    forming the 2I x 2I matrix.
+    """
+
+    aa: FloatArray
+    ad: FloatArray
+    dd: FloatArray
+    centred: FloatArray
+
+    @property
+    def low_rank(self) -> bool:
+        """Whether the Woodbury form is the cheaper one (fewer rows than parameters)."""
+        return bool(self.centred.shape[0] < self.centred.shape[1])
+
+    def restricted(self, items: npt.NDArray[np.bool_]) -> _Information:
+        """The information of the parameters of `items` (a mask over the items) alone."""
+        if items.all():
+            return self
+        columns = np.concatenate([items, items])
+        return _Information(
+            self.aa[items], self.ad[items], self.dd[items], self.centred[:, columns]
+        )
+
+    def dense(self) -> FloatArray:
+        """H as a 2I x 2I matrix, rows and columns a_1..a_I, d_1..d_I."""
+        items = self.aa.size
+        index = np.arange(items)
+        information: FloatArray = -(self.centred.T @ self.centred)
+        information[index, index] += self.aa
+        information[index, index + items] += self.ad
+        information[index + items, index] += self.ad
+        information[index + items, index + items] += self.dd
+        return information
+
+    def diagonal(self) -> FloatArray:
+        """diag(H)."""
+        missing = np.einsum("ri,ri->i", self.centred, self.centred)
+        return np.concatenate([self.aa, self.dd]) - missing
+
+    def woodbury(self, damping: FloatArray) -> _Woodbury:
+        """The factors of H + diag(damping) for solves, or LinAlgError where it is not
+        positive definite: C + diag(damping) must be (each 2 x 2 block), and then H + ... is
+        exactly when K = I - V (C + ...)^-1 V' is (both are C^1/2 (I - X'X) C^1/2 with
+        X = V C^-1/2, and X'X and XX' share their nonzero eigenvalues)."""
+        items = self.aa.size
+        aa, dd = self.aa + damping[:items], self.dd + damping[items:]
+        determinant = aa * dd - self.ad**2
+        if not (np.all(aa > 0) and np.all(determinant > 0)):
+            raise linalg.LinAlgError("a block of the complete information is not positive definite")
+        block_inverse = (dd / determinant, -self.ad / determinant, aa / determinant)
+        v_a, v_d = self.centred[:, :items], self.centred[:, items:]
+        projected = np.hstack(
+            [
+                v_a * block_inverse[0] + v_d * block_inverse[1],
+                v_a * block_inverse[1] + v_d * block_inverse[2],
+            ]
+        )  # P = V C^-1 (R x 2I)
+        capacitance = np.eye(v_a.shape[0]) - projected @ self.centred.T
+        return _Woodbury(block_inverse, projected, linalg.cholesky(capacitance, lower=True))
+
+
+@dataclass(frozen=True)
+class _Woodbury:
+    """H^-1 = C^-1 + P' K^-1 P with P = V C^-1 and K = I - P V' = L L'."""
+
+    block_inverse: tuple[FloatArray, FloatArray, FloatArray]  # C^-1 blocks: aa, ad, dd
+    projected: FloatArray
+    lower: FloatArray
+
+    def _block_product(self, vector: FloatArray) -> FloatArray:
+        """C^-1 vector."""
+        inv_aa, inv_ad, inv_dd = self.block_inverse
+        v_a, v_d = vector[: inv_aa.size], vector[inv_aa.size :]
+        return np.concatenate([inv_aa * v_a + inv_ad * v_d, inv_ad * v_a + inv_dd * v_d])
+
+    def solve(self, vector: FloatArray) -> FloatArray:
+        """H^-1 vector."""
+        low_rank = linalg.cho_solve((self.lower, True), self.projected @ vector)
+        solved: FloatArray = self._block_product(vector) + self.projected.T @ low_rank
+        return solved
+
+    def inverse(self) -> FloatArray:
+        """H^-1 as a 2I x 2I matrix."""
+        items = self.block_inverse[0].size
+        whitened = linalg.solve_triangular(self.lower, self.projected, lower=True)  # L^-1 P
+        covariance: FloatArray = whitened.T @ whitened
+        index = np.arange(items)
+        inv_aa, inv_ad, inv_dd = self.block_inverse
+        covariance[index, index] += inv_aa
+        covariance[index, index + items] += inv_ad
+        covariance[index + items, index] += inv_ad
+        covariance[index + items, index + items] += inv_dd
+        return covariance
+
+
+def _information(q: _Posterior, trials: FloatArray, successes: FloatArray) -> _Information:
+    """The observed information at the parameters of the quadrature `q`, in factors."""
+    # Complete-data information, item-diagonal blocks:
+    # sum_j n_ji E_j[p (1 - p) (theta^2, theta, 1)].
+    variance = q.p * (1 - q.p)  # J x Q x I
+    aa = (trials * np.einsum("jq,jqi->ji", q.posterior * q.theta**2, variance)).sum(axis=0)
+    ad = (trials * np.einsum("jq,jqi->ji", q.posterior * q.theta, variance)).sum(axis=0)
+    dd = (trials * np.einsum("jq,jqi->ji", q.posterior, variance)).sum(axis=0)
+    # Missing information: sum_j Var_j[s], s = (theta r, r), r_i = k_ji - n_ji p_i, over
+    # the (agent, grid point) rows that carry posterior mass.
+    rows = q.posterior > POSTERIOR_FLOOR
+    agent = np.nonzero(rows)[0]
+    root_weight = np.sqrt(q.posterior[rows])[:, None]
+    abilities = q.theta[rows][:, None]
+    items = trials.shape[1]
+    mean_a, mean_d = _mean_scores(q, trials, successes)
+    centred = np.empty((agent.size, 2 * items))
+    residual = centred[:, items:]  # r, then sqrt(w) (r - E_j[r]) in place
+    np.subtract(successes[agent], trials[agent] * q.p[rows], out=residual)
+    np.multiply(abilities, residual, out=centred[:, :items])
+    centred[:, :items] -= mean_a[agent]
+    centred[:, :items] *= root_weight
+    residual -= mean_d[agent]
+    residual *= root_weight
+    return _Information(aa, ad, dd, centred)
 
 
 def observed_information(
@@ -241,37 +398,7 @@ def observed_information(
     items = trials.shape[1]
     a, d = parameters[:items], parameters[items:]
     q = _posterior(a, d, trials, successes, theta, log_weights)
-    # Complete-data information, item-diagonal blocks:
-    # sum_j E_j[n_ji p (1 - p) (theta^2, theta, 1)].
-    curvature = trials[:, None, :] * q.p * (1 - q.p) * q.posterior[:, :, None]  # J x Q x I
-    complete = np.zeros((2 * items, 2 * items))
-    index = np.arange(items)
-    complete[index, index] = np.einsum("jq,jqi->i", q.theta**2, curvature)
-    complete[index, index + items] = complete[index + items, index] = np.einsum(
-        "jq,jqi->i", q.theta, curvature
-    )
-    complete[index + items, index + items] = curvature.sum(axis=(0, 1))
-
-    # sum_j E_j[s s'] with s = (theta r, r), r_i = k_ji - n_ji p_i: one product over the
-    # (agent, grid point) rows that carry posterior mass.
-    rows = q.posterior > POSTERIOR_FLOOR
-    weights = q.posterior[rows]
-    abilities = q.theta[rows]
-    residual = successes[:, None, :] - trials[:, None, :] * q.p  # J x Q x I
-    residual = residual[rows]
-    weighted = residual * weights[:, None]
-    score_moments = np.zeros((2 * items, 2 * items))
-    score_moments[:items, :items] = (weighted * abilities[:, None] ** 2).T @ residual
-    score_moments[:items, items:] = (weighted * abilities[:, None]).T @ residual
-    score_moments[items:, items:] = weighted.T @ residual
-    score_moments[items:, :items] = score_moments[:items, items:].T
-
-    mean_theta = np.einsum("jq,jq->j", q.posterior, q.theta)
-    mean_d = successes - trials * q.mean_p
-    mean_a = successes * mean_theta[:, None] - trials * q.mean_theta_p
-    mean_scores = np.hstack([mean_a, mean_d])  # J x 2I: E_j[s]
-    information: FloatArray = complete - (score_moments - mean_scores.T @ mean_scores)
-    return information
+    return _information(q, trials, successes).dense()
 
 
 def _dense_counts(
@@ -341,13 +468,17 @@ def item_fits_given_abilities(
     return np.concatenate([a, d])
 
 
+# Levenberg-Marquardt damping tried in turn: H, then H + mu diag|H| for growing mu.
+DAMPING_LADDER = (0.0, *np.logspace(-6, 6, 13))
+
+
 def _damped_newton_step(hessian: FloatArray, gradient: FloatArray) -> FloatArray:
     """H^-1 g, or where H is not positive definite (the marginal likelihood is not concave
     far from its optimum) (H + mu D)^-1 g with D = diag|H| and the smallest mu of 1e-6,
     1e-5, ..., 1e6 that makes it so (Levenberg-Marquardt); a gradient step scaled by the
     largest curvature if none does."""
     scale = np.maximum(np.abs(np.diag(hessian)), 1e-12)
-    for damping in [0.0, *np.logspace(-6, 6, 13)]:
+    for damping in DAMPING_LADDER:
         try:
             factor = linalg.cho_factor(hessian + damping * np.diag(scale))
         except linalg.LinAlgError:
@@ -356,6 +487,35 @@ def _damped_newton_step(hessian: FloatArray, gradient: FloatArray) -> FloatArray
         return step
     fallback: FloatArray = gradient / max(1.0, float(scale.max()))
     return fallback
+
+
+def _newton_step(information: _Information, gradient: FloatArray) -> FloatArray:
+    """_damped_newton_step of the information: the same steps, solved in the Woodbury form
+    where the information has fewer rows than parameters (few agents, many challenges)."""
+    if not information.low_rank:
+        return _damped_newton_step(information.dense(), gradient)
+    scale = np.maximum(np.abs(information.diagonal()), 1e-12)
+    for damping in DAMPING_LADDER:
+        try:
+            return information.woodbury(damping * scale).solve(gradient)
+        except linalg.LinAlgError:
+            continue
+    fallback: FloatArray = gradient / max(1.0, float(scale.max()))
+    return fallback
+
+
+def _covariance(information: _Information) -> FloatArray:
+    """H^-1, or LinAlgError where H is not positive definite."""
+    if information.low_rank:
+        return information.woodbury(np.zeros(2 * information.aa.size)).inverse()
+    factor, failed = linalg.lapack.dpotrf(information.dense(), lower=True)
+    if failed:
+        raise linalg.LinAlgError("the information matrix is not positive definite")
+    inverse, failed = linalg.lapack.dpotri(factor, lower=True)
+    if failed:
+        raise linalg.LinAlgError("the information matrix is singular")
+    covariance: FloatArray = np.tril(inverse) + np.tril(inverse, -1).T
+    return covariance
 
 
 def _adaptive_newton(
@@ -372,22 +532,23 @@ def _adaptive_newton(
 
     def evaluate(
         x: FloatArray, start: FloatArray
-    ) -> tuple[float, FloatArray, FloatArray, FloatArray, FloatArray]:
+    ) -> tuple[float, FloatArray, FloatArray, FloatArray, FloatArray, _Posterior]:
         centre, scale = posterior_modes(x[:items], x[items:], trials, successes, start)
         theta, log_weights = adaptive_grids(centre, scale)
-        value, gradient = negative_log_likelihood(x, trials, successes, theta, log_weights)
-        return value, gradient, theta, log_weights, centre
+        q = _posterior(x[:items], x[items:], trials, successes, theta, log_weights)
+        value, gradient = _objective(q, trials, successes)
+        return value, gradient, theta, log_weights, centre, q
 
     x = parameters.copy()
-    value, gradient, theta, log_weights, mode = evaluate(x, mode)
+    value, gradient, theta, log_weights, mode, q = evaluate(x, mode)
     for _ in range(NEWTON_STEPS):
         a, d = x[:items], x[items:]
         interior = (np.abs(a) < DISCRIMINATION_BOUND - 1e-6) & (np.abs(d) < INTERCEPT_BOUND - 1e-6)
         free = np.concatenate([interior, interior])
         if not free.any():
             break
-        hessian = observed_information(x, trials, successes, theta, log_weights)
-        step = _damped_newton_step(hessian[np.ix_(free, free)], gradient[free])
+        information = _information(q, trials, successes).restricted(interior)
+        step = _newton_step(information, gradient[free])
         decrement = float(gradient[free] @ step)
         length = 1.0
         for _ in range(NEWTON_HALVINGS):
@@ -404,7 +565,7 @@ def _adaptive_newton(
         else:
             break  # no step lowers the objective: x is the optimum to rounding
         x = candidate
-        value, gradient, theta, log_weights, mode = trial
+        value, gradient, theta, log_weights, mode, q = trial
         moved = float(np.max(np.abs(length * step)))
         if moved < NEWTON_TOLERANCE or decrement <= NEWTON_DECREMENT_TOLERANCE * max(1, abs(value)):
             break
@@ -614,14 +775,14 @@ class _Fit:
         (`objective`: the negative log likelihood there)."""
         a, d = parameters[:free].copy(), parameters[free:].copy()
         at_bound = _at_bound(parameters, free)
-        information = observed_information(parameters, n, k, theta, log_weights)
+        q = _posterior(a, d, n, k, theta, log_weights)
         keep = np.concatenate([~at_bound, ~at_bound])
         covariance = np.full((2 * free, 2 * free), np.nan)
         try:
-            sub = information[np.ix_(keep, keep)]
-            np.linalg.cholesky(sub)  # positive definite, or LinAlgError
-            covariance[np.ix_(keep, keep)] = np.linalg.inv(sub)
-        except np.linalg.LinAlgError:
+            covariance[np.ix_(keep, keep)] = _covariance(
+                _information(q, n, k).restricted(~at_bound)
+            )
+        except linalg.LinAlgError:
             return self._empty(
                 "the information matrix is not positive definite (weakly identified)",
                 STATUS_NOT_CONVERGED,
@@ -629,7 +790,6 @@ class _Fit:
 
         # Orientation: the reflection (theta, a) -> (-theta, -a) leaves the likelihood alone;
         # choose the one where abilities grow with passes (attempt-weighted mean a > 0).
-        q = _posterior(a, d, n, k, theta, log_weights)
         sign = 1.0 if float(n.sum(axis=0) @ a) >= 0 else -1.0
         a *= sign
         flip = np.concatenate([np.full(free, sign), np.ones(free)])
