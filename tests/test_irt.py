@@ -330,6 +330,20 @@ def test_an_item_separated_by_ability_stops_at_the_bound_without_standard_errors
     assert np.isfinite(result.discrimination_se[1:]).all()
 
 
+def test_every_item_at_the_bound_is_a_boundary_fit_not_a_failure() -> None:
+    """Nothing left to invert (every item separated by ability): the fit converges with every
+    challenge at the bound and without standard errors."""
+    rng = np.random.default_rng(0)
+    data = simulate_2pl(rng, agents=80, items=3, trials=20, a=np.ones(3))
+    for item, cut in enumerate([0.3, -0.2, 0.6]):
+        data["k"][:, item] = np.where(data["theta"] > cut, 20, 0)
+    result = fit(data)
+    assert result.converged
+    assert list(result.item_status) == ["boundary"] * 3
+    np.testing.assert_allclose(result.discrimination, irt.DISCRIMINATION_BOUND)
+    assert np.isnan(result.discrimination_se).all()
+
+
 def test_degenerate_items_and_agents_are_not_estimable_with_reasons() -> None:
     rng = np.random.default_rng(3)
     data = simulate_2pl(rng, agents=40, items=3, trials=5)

@@ -83,7 +83,6 @@ TIGHT_LBFGS_OPTIONS = {"maxiter": 5000, "ftol": 1e-14, "gtol": 1e-8, "maxcor": 3
 LOOSE_LBFGS_OPTIONS = {"maxiter": 5000, "ftol": 1e-7, "gtol": 1e-4, "maxcor": 30}
 NEWTON_SLACK = 1e-13  # rounding allowance when comparing objective values
 MODE_TOLERANCE = 1e-10
-POSTERIOR_FLOOR = 1e-14  # grid points with less posterior mass skip the information sum
 GRADIENT_TOLERANCE = 1e-3
 # Where every posterior is narrower than the shared grid resolves, abilities are nearly
 # known given the items and vice versa: a few rounds of modes then per-item logistic fits
@@ -289,7 +288,10 @@ class _Information:
         """H as a 2I x 2I matrix, rows and columns a_1..a_I, d_1..d_I."""
         items = self.aa.size
         index = np.arange(items)
-        information: FloatArray = -(self.centred.T @ self.centred)
+        # V'V by a symmetric rank-k update (half the products of V.T @ V); V.T is V's
+        # memory in Fortran order, as BLAS reads it, so nothing is copied.
+        upper = linalg.blas.dsyrk(1.0, self.centred.T, trans=0)
+        information: FloatArray = -(upper + np.triu(upper, 1).T)
         information[index, index] += self.aa
         information[index, index + items] += self.ad
         information[index + items, index] += self.ad
@@ -365,22 +367,20 @@ def _information(q: _Posterior, trials: FloatArray, successes: FloatArray) -> _I
     aa = (trials * np.einsum("jq,jqi->ji", q.posterior * q.theta**2, variance)).sum(axis=0)
     ad = (trials * np.einsum("jq,jqi->ji", q.posterior * q.theta, variance)).sum(axis=0)
     dd = (trials * np.einsum("jq,jqi->ji", q.posterior, variance)).sum(axis=0)
-    # Missing information: sum_j Var_j[s], s = (theta r, r), r_i = k_ji - n_ji p_i, over
-    # the (agent, grid point) rows that carry posterior mass.
-    rows = q.posterior > POSTERIOR_FLOOR
-    agent = np.nonzero(rows)[0]
-    root_weight = np.sqrt(q.posterior[rows])[:, None]
-    abilities = q.theta[rows][:, None]
+    # Missing information: sum_j Var_j[s], s = (theta r, r), r_i = k_ji - n_ji p_i, one
+    # row of V per (agent, grid point), weighted by the square root of its posterior mass.
     items = trials.shape[1]
     mean_a, mean_d = _mean_scores(q, trials, successes)
-    centred = np.empty((agent.size, 2 * items))
-    residual = centred[:, items:]  # r, then sqrt(w) (r - E_j[r]) in place
-    np.subtract(successes[agent], trials[agent] * q.p[rows], out=residual)
-    np.multiply(abilities, residual, out=centred[:, :items])
-    centred[:, :items] -= mean_a[agent]
-    centred[:, :items] *= root_weight
-    residual -= mean_d[agent]
-    residual *= root_weight
+    agents, points = q.posterior.shape
+    grid = np.empty((agents, points, 2 * items))
+    score_a, score_d = grid[:, :, :items], grid[:, :, items:]
+    np.multiply(trials[:, None, :], q.p, out=score_d)
+    np.subtract(successes[:, None, :], score_d, out=score_d)  # r
+    np.multiply(q.theta[:, :, None], score_d, out=score_a)  # theta r
+    score_a -= mean_a[:, None, :]
+    score_d -= mean_d[:, None, :]
+    grid *= np.sqrt(q.posterior)[:, :, None]
+    centred = grid.reshape(agents * points, 2 * items)
     return _Information(aa, ad, dd, centred)
 
 
@@ -506,6 +506,8 @@ def _newton_step(information: _Information, gradient: FloatArray) -> FloatArray:
 
 def _covariance(information: _Information) -> FloatArray:
     """H^-1, or LinAlgError where H is not positive definite."""
+    if information.aa.size == 0:  # every item at a bound: nothing to invert
+        return np.zeros((0, 0))
     if information.low_rank:
         return information.woodbury(np.zeros(2 * information.aa.size)).inverse()
     factor, failed = linalg.lapack.dpotrf(information.dense(), lower=True)
