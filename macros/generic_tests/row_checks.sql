@@ -75,12 +75,21 @@ row_failures as (
     from {{ model }}
 ),
 {%- endif %}
+{#- A key repeats only where its hash does: the rows are grouped on the 64-bit hash first
+    (one number, cheap to group), and only the rows of repeated hashes on the key itself. #}
 {%- for key in unique_keys %}
+{%- set key_hash = challenge_fairness.row_hash(key) %}
 repeated_key_{{ loop.index }} as (
     select count(*) as repeated_values
     from (
         select {{ key | join(', ') }}
         from {{ model }}
+        where {{ key_hash }} in (
+            select {{ key_hash }}
+            from {{ model }}
+            group by {{ key_hash }}
+            having count(*) > 1
+        )
         group by {{ key | join(', ') }}
         having count(*) > 1
     ) as repeats
