@@ -230,8 +230,8 @@ def test_woodbury_form_gives_the_dense_information_steps_and_covariance(
         float(np.linalg.eigvalsh(hessian + mu * np.diag(scale))[0]) / float(scale.max())
         for mu in irt.DAMPING_LADDER
     ]
-    assume_clear = all(abs(margin) > 1e-9 for margin in margins)
-    if assume_clear:
+    ladder_is_clear = all(abs(margin) > 1e-9 for margin in margins)
+    if ladder_is_clear:
         dense_step = irt._damped_newton_step(hessian, gradient)
         step = irt._newton_step(information, gradient)
         np.testing.assert_allclose(
