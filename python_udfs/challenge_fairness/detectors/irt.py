@@ -45,6 +45,7 @@ attempted, have no finite estimates: they are reported 'not_estimable' and left 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -252,6 +253,17 @@ def _objective(
     return float(-q.log_marginal.sum()), -np.concatenate([mean_a.sum(axis=0), mean_d.sum(axis=0)])
 
 
+def _add_blocks(matrix: FloatArray, aa: FloatArray, ad: FloatArray, dd: FloatArray) -> FloatArray:
+    """`matrix` (2I x 2I, order a_1..a_I, d_1..d_I) plus one 2 x 2 block per item, in place."""
+    items = aa.size
+    index = np.arange(items)
+    matrix[index, index] += aa
+    matrix[index, index + items] += ad
+    matrix[index + items, index] += ad
+    matrix[index + items, index + items] += dd
+    return matrix
+
+
 @dataclass(frozen=True)
 class _Information:
     """The observed information H = C - V'V (Louis' identity), kept in its two factors.
@@ -286,17 +298,11 @@ class _Information:
 
     def dense(self) -> FloatArray:
         """H as a 2I x 2I matrix, rows and columns a_1..a_I, d_1..d_I."""
-        items = self.aa.size
-        index = np.arange(items)
         # V'V by a symmetric rank-k update (half the products of V.T @ V); V.T is V's
         # memory in Fortran order, as BLAS reads it, so nothing is copied.
         upper = linalg.blas.dsyrk(1.0, self.centred.T, trans=0)
         information: FloatArray = -(upper + np.triu(upper, 1).T)
-        information[index, index] += self.aa
-        information[index, index + items] += self.ad
-        information[index + items, index] += self.ad
-        information[index + items, index + items] += self.dd
-        return information
+        return _add_blocks(information, self.aa, self.ad, self.dd)
 
     def diagonal(self) -> FloatArray:
         """diag(H)."""
@@ -347,16 +353,8 @@ class _Woodbury:
 
     def inverse(self) -> FloatArray:
         """H^-1 as a 2I x 2I matrix."""
-        items = self.block_inverse[0].size
         whitened = linalg.solve_triangular(self.lower, self.projected, lower=True)  # L^-1 P
-        covariance: FloatArray = whitened.T @ whitened
-        index = np.arange(items)
-        inv_aa, inv_ad, inv_dd = self.block_inverse
-        covariance[index, index] += inv_aa
-        covariance[index, index + items] += inv_ad
-        covariance[index + items, index] += inv_ad
-        covariance[index + items, index + items] += inv_dd
-        return covariance
+        return _add_blocks(whitened.T @ whitened, *self.block_inverse)
 
 
 def _information(q: _Posterior, trials: FloatArray, successes: FloatArray) -> _Information:
@@ -472,21 +470,33 @@ def item_fits_given_abilities(
 DAMPING_LADDER = (0.0, *np.logspace(-6, 6, 13))
 
 
+def _damped_step(
+    diagonal: FloatArray, gradient: FloatArray, solve: Callable[[FloatArray], FloatArray]
+) -> FloatArray:
+    """(H + mu D)^-1 g with D = diag|H| (`diagonal` = diag H) for the smallest mu of the
+    ladder where `solve(mu D)` does not raise LinAlgError (H + mu D positive definite); a
+    gradient step scaled by the largest curvature if none does."""
+    scale = np.maximum(np.abs(diagonal), 1e-12)
+    for damping in DAMPING_LADDER:
+        try:
+            return solve(damping * scale)
+        except linalg.LinAlgError:
+            continue
+    fallback: FloatArray = gradient / max(1.0, float(scale.max()))
+    return fallback
+
+
 def _damped_newton_step(hessian: FloatArray, gradient: FloatArray) -> FloatArray:
     """H^-1 g, or where H is not positive definite (the marginal likelihood is not concave
     far from its optimum) (H + mu D)^-1 g with D = diag|H| and the smallest mu of 1e-6,
     1e-5, ..., 1e6 that makes it so (Levenberg-Marquardt); a gradient step scaled by the
     largest curvature if none does."""
-    scale = np.maximum(np.abs(np.diag(hessian)), 1e-12)
-    for damping in DAMPING_LADDER:
-        try:
-            factor = linalg.cho_factor(hessian + damping * np.diag(scale))
-        except linalg.LinAlgError:
-            continue
-        step: FloatArray = linalg.cho_solve(factor, gradient)
+
+    def solve(damping: FloatArray) -> FloatArray:
+        step: FloatArray = linalg.cho_solve(linalg.cho_factor(hessian + np.diag(damping)), gradient)
         return step
-    fallback: FloatArray = gradient / max(1.0, float(scale.max()))
-    return fallback
+
+    return _damped_step(np.diag(hessian), gradient, solve)
 
 
 def _newton_step(information: _Information, gradient: FloatArray) -> FloatArray:
@@ -494,14 +504,11 @@ def _newton_step(information: _Information, gradient: FloatArray) -> FloatArray:
     where the information has fewer rows than parameters (few agents, many challenges)."""
     if not information.low_rank:
         return _damped_newton_step(information.dense(), gradient)
-    scale = np.maximum(np.abs(information.diagonal()), 1e-12)
-    for damping in DAMPING_LADDER:
-        try:
-            return information.woodbury(damping * scale).solve(gradient)
-        except linalg.LinAlgError:
-            continue
-    fallback: FloatArray = gradient / max(1.0, float(scale.max()))
-    return fallback
+    return _damped_step(
+        information.diagonal(),
+        gradient,
+        lambda damping: information.woodbury(damping).solve(gradient),
+    )
 
 
 def _covariance(information: _Information) -> FloatArray:
