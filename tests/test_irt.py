@@ -498,7 +498,10 @@ def test_irt_without_passing_and_failing_attempts_says_so() -> None:
 @settings(max_examples=60, deadline=None)
 def test_log_expit_equals_scipy(values: list[float]) -> None:
     z = np.asarray(values)
-    np.testing.assert_allclose(irt._log_expit(z), special.log_expit(z), rtol=1e-13, atol=1e-300)
+    expected = special.log_expit(z)
+    np.testing.assert_allclose(
+        irt._log_expit_inplace(z, scratch=np.empty_like(z)), expected, rtol=1e-13, atol=1e-300
+    )
 
 
 def test_adaptive_fit_agrees_with_a_fine_shared_grid_fit() -> None:
@@ -522,3 +525,59 @@ def test_adaptive_fit_agrees_with_a_fine_shared_grid_fit() -> None:
     x = np.concatenate([result.discrimination, result.intercept])
     np.testing.assert_allclose(x, reference.x, rtol=1e-5, atol=1e-5)
     assert -reference.fun == pytest.approx(result.log_likelihood, rel=1e-10)
+
+
+@given(
+    size=st.integers(1, 40),
+    block=st.integers(1, 16),
+    lower=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+@settings(max_examples=60, deadline=None)
+def test_mirrored_copies_one_triangle_over_the_other(
+    size: int, block: int, lower: bool, seed: int
+) -> None:
+    matrix = np.random.default_rng(seed).normal(size=(size, size))
+    triangle = np.tril(matrix) if lower else np.triu(matrix)
+    expected = triangle + (np.tril(matrix, -1) if lower else np.triu(matrix, 1)).T
+    np.testing.assert_array_equal(irt._mirrored(matrix.copy(), lower, block), expected)
+
+
+@given(seed=st.integers(0, 2**32 - 1), agents=st.integers(2, 30), items=st.integers(2, 12))
+@settings(max_examples=25, deadline=None)
+def test_the_information_formed_in_blocks_of_agents_is_the_whole_one(
+    seed: int, agents: int, items: int
+) -> None:
+    """C and V'V summed a few agents at a time (BLOCK_BYTES small), items restricted or not,
+    equal the products of the whole V (formed here directly)."""
+    rng = np.random.default_rng(seed)
+    data = simulate_2pl(rng, agents=agents, items=items, trials=20)
+    n, k = data["n"].astype(float), data["k"].astype(float)
+    x = np.concatenate([data["a"], -data["a"] * data["b"]])
+    mode, scale = irt.posterior_modes(x[:items], x[items:], n, k, np.zeros(agents))
+    q = irt._posterior(x[:items], x[items:], n, k, *irt.adaptive_grids(mode, scale))
+    kept = rng.random(items) < 0.7
+    assume(kept.any())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(irt, "BLOCK_BYTES", 8 * q.theta.shape[1] * 2 * items * 3)  # 3 agents
+        information = irt._information(q, n, k).restricted(kept)
+        dense, centred = information.dense(), information.centred
+    # The whole V and C, straight from the definitions.
+    mean_a, mean_d = irt._mean_scores(q, n, k)
+    residual = k[:, None, :] - n[:, None, :] * q.p  # J x Q x I
+    score = (
+        np.concatenate(
+            [q.theta[:, :, None] * residual - mean_a[:, None, :], residual - mean_d[:, None, :]],
+            axis=2,
+        )
+        * np.sqrt(q.posterior)[:, :, None]
+    )
+    columns = np.concatenate([kept, kept])
+    whole = score.reshape(-1, 2 * items)[:, columns]
+    variance = q.p * (1 - q.p) * n[:, None, :]
+    complete = [
+        np.einsum("jq,jqi->i", q.posterior * q.theta**power, variance)[kept] for power in (2, 1, 0)
+    ]
+    np.testing.assert_allclose(centred, whole, rtol=1e-12, atol=1e-12)
+    expected = irt._add_blocks(-whole.T @ whole, *complete)
+    np.testing.assert_allclose(dense, expected, rtol=1e-10, atol=1e-10 * np.abs(expected).max())

@@ -45,8 +45,9 @@ attempted, have no finite estimates: they are reported 'not_estimable' and left 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -156,16 +157,18 @@ def _agent_grids(
     return theta, log_weights
 
 
-def _log_expit(z: FloatArray) -> FloatArray:
-    """log(expit(z)) = min(z, 0) - log1p(exp(-|z|)), stable for any z (and several times
-    faster than scipy.special.log_expit on large arrays)."""
-    tail = np.abs(z)
-    np.negative(tail, out=tail)
-    np.exp(tail, out=tail)
-    np.log1p(tail, out=tail)  # in place: the arrays are agents x grid x items
-    result: FloatArray = np.minimum(z, 0.0)
-    result -= tail
-    return result
+def _log_expit_inplace(z: FloatArray, scratch: FloatArray) -> FloatArray:
+    """z := log(expit(z)) = min(z, 0) - log1p(exp(-|z|)), stable for any z (and several
+    times faster than scipy.special.log_expit on large arrays); `scratch` (z's shape) is
+    overwritten. In place because the arrays are agents x grid x items: every fresh one
+    is memory the kernel has to map, which costs more than the arithmetic on it."""
+    np.abs(z, out=scratch)
+    np.negative(scratch, out=scratch)
+    np.exp(scratch, out=scratch)
+    np.log1p(scratch, out=scratch)
+    np.minimum(z, 0.0, out=z)
+    z -= scratch
+    return z
 
 
 @dataclass(frozen=True)
@@ -192,19 +195,27 @@ def _posterior(
 ) -> _Posterior:
     """Integrate every agent's likelihood over its grid (shared (Q,) or per agent (J, Q))."""
     theta, log_weights = _agent_grids(theta, log_weights, trials.shape[0])
-    z = theta[:, :, None] * a + d  # J x Q x I
-    log_p = _log_expit(z)
     # k log p + (n - k) log(1 - p) with log(1 - p) = log p - z: n log p - (n - k) z, whose
-    # second term sums over the items before the grid (z is linear in theta).
+    # second term sums over the items before the grid (z is linear in theta). log p is
+    # formed a block of agents at a time in one buffer; p (J x Q x I) is kept.
+    agents, points = theta.shape
+    p = np.empty((agents, points, a.size))
+    trials_log_p = np.empty(theta.shape)
+    size = _block_size(points, a.size)
+    buffer = np.empty((min(size, agents), points, a.size))
+    for start in range(0, agents, size):
+        block = slice(start, start + size)
+        log_p = np.multiply(theta[block][:, :, None], a, out=buffer[: p[block].shape[0]])
+        log_p += d  # z = a theta + d, then log expit(z) in place
+        _log_expit_inplace(log_p, scratch=p[block])
+        trials_log_p[block] = np.einsum("ji,jqi->jq", trials[block], log_p)
+        np.exp(log_p, out=p[block])
     failures = trials - successes
     log_joint = (
-        np.einsum("ji,jqi->jq", trials, log_p)
-        - (theta * (failures @ a)[:, None] + (failures @ d)[:, None])
-        + log_weights
+        trials_log_p - (theta * (failures @ a)[:, None] + (failures @ d)[:, None]) + log_weights
     )
     log_marginal = special.logsumexp(log_joint, axis=1)
     posterior = np.exp(log_joint - log_marginal[:, None])
-    p = np.exp(log_p)
     return _Posterior(
         log_marginal=log_marginal,
         posterior=posterior,
@@ -253,6 +264,22 @@ def _objective(
     return float(-q.log_marginal.sum()), -np.concatenate([mean_a.sum(axis=0), mean_d.sum(axis=0)])
 
 
+def _mirrored(matrix: FloatArray, lower: bool, block: int = 256) -> FloatArray:
+    """`matrix` (square) made symmetric from its lower (else upper) triangle, in place: a
+    band of columns at a time, as 2I x 2I matrices are tens of MB."""
+    size = matrix.shape[0]
+    for start in range(0, size, block):
+        stop = min(start + block, size)
+        diagonal = matrix[start:stop, start:stop]
+        if lower:
+            matrix[start:stop, stop:] = matrix[stop:, start:stop].T
+            diagonal[:] = np.tril(diagonal) + np.tril(diagonal, -1).T
+        else:
+            matrix[stop:, start:stop] = matrix[start:stop, stop:].T
+            diagonal[:] = np.triu(diagonal) + np.triu(diagonal, 1).T
+    return matrix
+
+
 def _add_blocks(matrix: FloatArray, aa: FloatArray, ad: FloatArray, dd: FloatArray) -> FloatArray:
     """`matrix` (2I x 2I, order a_1..a_I, d_1..d_I) plus one 2 x 2 block per item, in place."""
     items = aa.size
@@ -264,6 +291,12 @@ def _add_blocks(matrix: FloatArray, aa: FloatArray, ad: FloatArray, dd: FloatArr
     return matrix
 
 
+# V of the information is formed a block of agents at a time, about this many bytes each:
+# the blocks stay in cache and reuse one buffer where the whole of V (agents x 21 x 2I
+# doubles: 190 MB at 2,000 x 281) would be fresh memory for the kernel to map at every step.
+BLOCK_BYTES = 1 << 23
+
+
 @dataclass(frozen=True)
 class _Information:
     """The observed information H = C - V'V (Louis' identity), kept in its two factors.
@@ -271,41 +304,123 @@ class _Information:
     C is the complete-data information, one 2 x 2 block (a_i, d_i) per item: `aa`, `ad`,
     `dd` (I each). V (`centred`, R x 2I) has one row per (agent, grid point) with posterior
     mass w: sqrt(w) (s - E_j[s]), the agent's score s = (theta r, r) about its posterior
-    mean, so V'V = sum_j Var_j[s] is the missing information. Few rows against many items
-    (a handful of agents, thousands of challenges) make H a block diagonal minus a low-rank
-    term: its systems are solved through the R x R matrix I - V C^-1 V' (Woodbury), never
-    forming the 2I x 2I matrix.
+    mean, so V'V = sum_j Var_j[s] is the missing information. V is formed from the
+    quadrature `q` a block of agents at a time (`items`: the items kept, None for all).
+    Few rows against many items (a handful of agents, thousands of challenges) make H a
+    block diagonal minus a low-rank term: its systems are solved through the R x R matrix
+    I - V C^-1 V' (Woodbury), never forming the 2I x 2I matrix.
     """
 
     aa: FloatArray
     ad: FloatArray
     dd: FloatArray
-    centred: FloatArray
+    q: _Posterior
+    trials: FloatArray
+    successes: FloatArray
+    mean_scores: tuple[FloatArray, FloatArray]  # _mean_scores(q, trials, successes)
+    items: npt.NDArray[np.bool_] | None = None
 
     @property
     def low_rank(self) -> bool:
         """Whether the Woodbury form is the cheaper one (fewer rows than parameters)."""
-        return bool(self.centred.shape[0] < self.centred.shape[1])
+        return bool(self.q.theta.size < 2 * self.aa.size)
 
     def restricted(self, items: npt.NDArray[np.bool_]) -> _Information:
         """The information of the parameters of `items` (a mask over the items) alone."""
         if items.all():
             return self
-        columns = np.concatenate([items, items])
-        return _Information(
-            self.aa[items], self.ad[items], self.dd[items], self.centred[:, columns]
-        )
+        kept = items.copy()
+        if self.items is not None:
+            kept = self.items.copy()
+            kept[self.items] = items
+        return replace(self, aa=self.aa[items], ad=self.ad[items], dd=self.dd[items], items=kept)
+
+    def _agent_blocks(self) -> Iterator[slice]:
+        return _agent_blocks(self.q.posterior.shape, 2 * self.aa.size)
+
+    def _rows(self, agents: slice, buffer: FloatArray | None = None) -> FloatArray:
+        """The rows of V of `agents` (block x Q x 2I; into the start of `buffer` if given)."""
+        q, columns = self.q, (slice(None) if self.items is None else self.items)
+        p = q.p[agents][:, :, columns]
+        trials, successes = self.trials[agents][:, columns], self.successes[agents][:, columns]
+        mean_a, mean_d = (mean[agents][:, columns] for mean in self.mean_scores)
+        items = trials.shape[1]
+        shape = (p.shape[0], p.shape[1], 2 * items)
+        out = np.empty(shape) if buffer is None else buffer[: shape[0]]
+        score_a, score_d = out[:, :, :items], out[:, :, items:]
+        np.multiply(trials[:, None, :], p, out=score_d)
+        np.subtract(successes[:, None, :], score_d, out=score_d)  # r
+        np.multiply(q.theta[agents][:, :, None], score_d, out=score_a)  # theta r
+        score_a -= mean_a[:, None, :]
+        score_d -= mean_d[:, None, :]
+        out *= np.sqrt(q.posterior[agents])[:, :, None]
+        return out
+
+    @cached_property
+    def centred(self) -> FloatArray:
+        """V (R x 2I), whole."""
+        rows = [self._rows(block) for block in self._agent_blocks()]
+        return np.concatenate(rows).reshape(-1, 2 * self.aa.size)
 
     def dense(self) -> FloatArray:
-        """H as a 2I x 2I matrix, rows and columns a_1..a_I, d_1..d_I."""
-        # V'V by a symmetric rank-k update (half the products of V.T @ V); V.T is V's
-        # memory in Fortran order, as BLAS reads it, so nothing is copied.
-        upper = linalg.blas.dsyrk(1.0, self.centred.T, trans=0)
-        information: FloatArray = -(upper + np.triu(upper, 1).T)
-        return _add_blocks(information, self.aa, self.ad, self.dd)
+        """H as a 2I x 2I matrix, rows and columns a_1..a_I, d_1..d_I (formed once: the
+        Newton step and the covariance at the optimum share it; do not modify)."""
+        return self._dense
+
+    @cached_property
+    def _dense(self) -> FloatArray:
+        # V'V by symmetric rank-k updates, one per block of V's rows (half the products of
+        # V.T @ V); V.T is V's memory in Fortran order, as BLAS reads it: nothing is copied.
+        width = 2 * self.aa.size
+        information = np.zeros((width, width), order="F")  # -V'V, its upper triangle
+        buffer: FloatArray | None = None
+        for block in self._agent_blocks():
+            rows = self._rows(block, buffer)
+            buffer = rows if buffer is None else buffer
+            information = linalg.blas.dsyrk(
+                -1.0, rows.reshape(-1, width).T, beta=1.0, c=information, overwrite_c=True
+            )
+        return _add_blocks(_mirrored(information, lower=False), self.aa, self.ad, self.dd)
+
+    @cached_property
+    def _cholesky(self) -> tuple[FloatArray, int]:
+        """dpotrf of the dense H: its lower factor and LAPACK's info (> 0: not positive
+        definite)."""
+        factor, failed = linalg.lapack.dpotrf(self.dense(), lower=True)
+        return factor, int(failed)
+
+    @cached_property
+    def _undamped_woodbury(self) -> _Woodbury:
+        return self.woodbury(np.zeros(2 * self.aa.size))
+
+    def solve(self, vector: FloatArray) -> FloatArray:
+        """H^-1 vector, or LinAlgError where H is not positive definite."""
+        if self.low_rank:
+            return self._undamped_woodbury.solve(vector)
+        factor, failed = self._cholesky
+        if failed:
+            raise linalg.LinAlgError("the information matrix is not positive definite")
+        solved: FloatArray = linalg.cho_solve((factor, True), vector)
+        return solved
+
+    def inverse(self) -> FloatArray:
+        """H^-1, or LinAlgError where H is not positive definite."""
+        if self.aa.size == 0:  # every item at a bound: nothing to invert
+            return np.zeros((0, 0))
+        if self.low_rank:
+            return self._undamped_woodbury.inverse()
+        factor, failed = self._cholesky
+        if failed:
+            raise linalg.LinAlgError("the information matrix is not positive definite")
+        inverse, failed = linalg.lapack.dpotri(factor, lower=True)
+        if failed:
+            raise linalg.LinAlgError("the information matrix is singular")
+        return _mirrored(inverse, lower=True)
 
     def diagonal(self) -> FloatArray:
         """diag(H)."""
+        if not self.low_rank:
+            return np.diag(self.dense()).copy()
         missing = np.einsum("ri,ri->i", self.centred, self.centred)
         return np.concatenate([self.aa, self.dd]) - missing
 
@@ -357,29 +472,34 @@ class _Woodbury:
         return _add_blocks(whitened.T @ whitened, *self.block_inverse)
 
 
+def _block_size(points: int, width: int) -> int:
+    """Agents per block of about BLOCK_BYTES of (agent, grid point, `width`) doubles."""
+    return max(1, BLOCK_BYTES // (8 * points * max(1, width)))
+
+
+def _agent_blocks(shape: tuple[int, ...], width: int) -> Iterator[slice]:
+    """Slices of the agents of posteriors of `shape` (J x Q) in blocks of _block_size."""
+    agents, points = shape
+    size = _block_size(points, width)
+    return (slice(start, start + size) for start in range(0, agents, size))
+
+
 def _information(q: _Posterior, trials: FloatArray, successes: FloatArray) -> _Information:
     """The observed information at the parameters of the quadrature `q`, in factors."""
     # Complete-data information, item-diagonal blocks:
-    # sum_j n_ji E_j[p (1 - p) (theta^2, theta, 1)].
-    variance = q.p * (1 - q.p)  # J x Q x I
-    aa = (trials * np.einsum("jq,jqi->ji", q.posterior * q.theta**2, variance)).sum(axis=0)
-    ad = (trials * np.einsum("jq,jqi->ji", q.posterior * q.theta, variance)).sum(axis=0)
-    dd = (trials * np.einsum("jq,jqi->ji", q.posterior, variance)).sum(axis=0)
-    # Missing information: sum_j Var_j[s], s = (theta r, r), r_i = k_ji - n_ji p_i, one
-    # row of V per (agent, grid point), weighted by the square root of its posterior mass.
-    items = trials.shape[1]
-    mean_a, mean_d = _mean_scores(q, trials, successes)
-    agents, points = q.posterior.shape
-    grid = np.empty((agents, points, 2 * items))
-    score_a, score_d = grid[:, :, :items], grid[:, :, items:]
-    np.multiply(trials[:, None, :], q.p, out=score_d)
-    np.subtract(successes[:, None, :], score_d, out=score_d)  # r
-    np.multiply(q.theta[:, :, None], score_d, out=score_a)  # theta r
-    score_a -= mean_a[:, None, :]
-    score_d -= mean_d[:, None, :]
-    grid *= np.sqrt(q.posterior)[:, :, None]
-    centred = grid.reshape(agents * points, 2 * items)
-    return _Information(aa, ad, dd, centred)
+    # sum_j n_ji E_j[p (1 - p) (theta^2, theta, 1)], a block of agents at a time.
+    moments = np.zeros((3, trials.shape[1]))
+    for block in _agent_blocks(q.posterior.shape, trials.shape[1]):
+        variance = np.subtract(1.0, q.p[block])  # p (1 - p): block x Q x I
+        variance *= q.p[block]
+        posterior, theta = q.posterior[block], q.theta[block]
+        weights = np.stack([posterior * theta**2, posterior * theta, posterior], axis=1)
+        moments += np.einsum("ji,jmi->mi", trials[block], weights @ variance)
+    # Missing information: sum_j Var_j[s], s = (theta r, r), r_i = k_ji - n_ji p_i: its
+    # rows of V are formed when the information is used.
+    mean_scores = _mean_scores(q, trials, successes)
+    aa, ad, dd = moments
+    return _Information(aa, ad, dd, q, trials, successes, mean_scores)
 
 
 def observed_information(
@@ -492,50 +612,80 @@ def _damped_newton_step(hessian: FloatArray, gradient: FloatArray) -> FloatArray
     1e-5, ..., 1e6 that makes it so (Levenberg-Marquardt); a gradient step scaled by the
     largest curvature if none does."""
 
-    def solve(damping: FloatArray) -> FloatArray:
-        step: FloatArray = linalg.cho_solve(linalg.cho_factor(hessian + np.diag(damping)), gradient)
-        return step
+    return _damped_step(
+        np.diag(hessian),
+        gradient,
+        lambda damping: _cholesky_solve(hessian + np.diag(damping), gradient),
+    )
 
-    return _damped_step(np.diag(hessian), gradient, solve)
+
+def _cholesky_solve(matrix: FloatArray, vector: FloatArray) -> FloatArray:
+    """matrix^-1 vector by Cholesky, or LinAlgError where matrix is not positive definite."""
+    solved: FloatArray = linalg.cho_solve(linalg.cho_factor(matrix, lower=True), vector)
+    return solved
 
 
 def _newton_step(information: _Information, gradient: FloatArray) -> FloatArray:
     """_damped_newton_step of the information: the same steps, solved in the Woodbury form
-    where the information has fewer rows than parameters (few agents, many challenges)."""
-    if not information.low_rank:
-        return _damped_newton_step(information.dense(), gradient)
-    return _damped_step(
-        information.diagonal(),
-        gradient,
-        lambda damping: information.woodbury(damping).solve(gradient),
-    )
+    where the information has fewer rows than parameters (few agents, many challenges).
+    The undamped factorisation stays with the information: where the steps stop without
+    moving, it gives the covariance too."""
+
+    def solve(damping: FloatArray) -> FloatArray:
+        if not damping.any():
+            return information.solve(gradient)
+        if information.low_rank:
+            return information.woodbury(damping).solve(gradient)
+        return _cholesky_solve(information.dense() + np.diag(damping), gradient)
+
+    return _damped_step(information.diagonal(), gradient, solve)
 
 
 def _covariance(information: _Information) -> FloatArray:
     """H^-1, or LinAlgError where H is not positive definite."""
-    if information.aa.size == 0:  # every item at a bound: nothing to invert
-        return np.zeros((0, 0))
-    if information.low_rank:
-        return information.woodbury(np.zeros(2 * information.aa.size)).inverse()
-    factor, failed = linalg.lapack.dpotrf(information.dense(), lower=True)
-    if failed:
-        raise linalg.LinAlgError("the information matrix is not positive definite")
-    inverse, failed = linalg.lapack.dpotri(factor, lower=True)
-    if failed:
-        raise linalg.LinAlgError("the information matrix is singular")
-    covariance: FloatArray = np.tril(inverse) + np.tril(inverse, -1).T
-    return covariance
+    return information.inverse()
+
+
+@dataclass(frozen=True)
+class _Optimum:
+    """Where a fit ended: the parameters, the grids (theta, log weights) they were fitted
+    on with their quadrature, objective and gradient, and the information there restricted
+    to the items off their bounds when the last Newton step formed it (else None)."""
+
+    parameters: FloatArray
+    theta: FloatArray
+    log_weights: FloatArray
+    q: _Posterior
+    value: float
+    gradient: FloatArray
+    information: _Information | None = None
+
+
+def _evaluated(
+    parameters: FloatArray,
+    trials: FloatArray,
+    successes: FloatArray,
+    theta: FloatArray,
+    log_weights: FloatArray,
+) -> _Optimum:
+    """The _Optimum of `parameters` on the grid (theta, log weights), information not formed."""
+    items = trials.shape[1]
+    q = _posterior(parameters[:items], parameters[items:], trials, successes, theta, log_weights)
+    value, gradient = _objective(q, trials, successes)
+    return _Optimum(parameters, theta, log_weights, q, value, gradient)
 
 
 def _adaptive_newton(
     parameters: FloatArray, trials: FloatArray, successes: FloatArray, mode: FloatArray
-) -> tuple[FloatArray, FloatArray, FloatArray]:
+) -> _Optimum:
     """Newton steps on the marginal likelihood with per-agent grids around the current modes.
 
     Every evaluation places each agent's grid on its posterior mode under the parameters
     being evaluated, so the quadrature is accurate wherever the step goes, and the steps
     use the exact (Louis) Hessian with halving until the objective falls. Items at a bound
-    stay there. Returns the parameters and the grids (theta, log weights) they were fitted on.
+    stay there. The steps stop after a step whose Newton decrement is rounding, or where
+    the next one would move every parameter by less than NEWTON_TOLERANCE: that point is
+    the optimum, and the information formed for the step is its own.
     """
     items = trials.shape[1]
 
@@ -550,23 +700,20 @@ def _adaptive_newton(
 
     x = parameters.copy()
     value, gradient, theta, log_weights, mode, q = evaluate(x, mode)
+    information = None
     for _ in range(NEWTON_STEPS):
-        a, d = x[:items], x[items:]
-        interior = (np.abs(a) < DISCRIMINATION_BOUND - 1e-6) & (np.abs(d) < INTERCEPT_BOUND - 1e-6)
+        interior = ~_at_bound(x, items)
         free = np.concatenate([interior, interior])
         if not free.any():
             break
         information = _information(q, trials, successes).restricted(interior)
         step = _newton_step(information, gradient[free])
         decrement = float(gradient[free] @ step)
+        if float(np.max(np.abs(step))) < NEWTON_TOLERANCE:
+            break  # x is the optimum, and the information formed is its own
         length = 1.0
         for _ in range(NEWTON_HALVINGS):
-            candidate = x.copy()
-            candidate[free] -= length * step
-            candidate[:items] = np.clip(
-                candidate[:items], -DISCRIMINATION_BOUND, DISCRIMINATION_BOUND
-            )
-            candidate[items:] = np.clip(candidate[items:], -INTERCEPT_BOUND, INTERCEPT_BOUND)
+            candidate = _clipped(x, free, length * step)
             trial = evaluate(candidate, mode)
             if trial[0] <= value + NEWTON_SLACK * max(1.0, abs(value)):
                 break
@@ -575,10 +722,21 @@ def _adaptive_newton(
             break  # no step lowers the objective: x is the optimum to rounding
         x = candidate
         value, gradient, theta, log_weights, mode, q = trial
+        information = None  # it was formed before the step
         moved = float(np.max(np.abs(length * step)))
         if moved < NEWTON_TOLERANCE or decrement <= NEWTON_DECREMENT_TOLERANCE * max(1, abs(value)):
             break
-    return x, theta, log_weights
+    return _Optimum(x, theta, log_weights, q, value, gradient, information)
+
+
+def _clipped(parameters: FloatArray, free: npt.NDArray[np.bool_], step: FloatArray) -> FloatArray:
+    """`parameters` minus `step` on the `free` ones, within the bounds."""
+    items = parameters.size // 2
+    moved = parameters.copy()
+    moved[free] -= step
+    moved[:items] = np.clip(moved[:items], -DISCRIMINATION_BOUND, DISCRIMINATION_BOUND)
+    moved[items:] = np.clip(moved[items:], -INTERCEPT_BOUND, INTERCEPT_BOUND)
+    return moved
 
 
 def _at_bound(parameters: FloatArray, items: int) -> npt.NDArray[np.bool_]:
@@ -725,13 +883,9 @@ class _Fit:
                 rounds = item_fits_given_abilities(mode, n, k, rounds)
                 mode, scale = posterior_modes(rounds[:free], rounds[free:], n, k, mode)
             if not _shared_grid_resolves(scale):
-                fitted, grid, weights = _adaptive_newton(rounds, n, k, mode)
-                fitted_value, fitted_gradient = negative_log_likelihood(fitted, n, k, grid, weights)
-                if _gradient_converged(fitted, fitted_gradient, free):
-                    return self._finish(
-                        fitted, fitted_value, grid, weights, n, k, free,
-                        "Newton steps on per-agent grids",
-                    )  # fmt: skip
+                optimum = _adaptive_newton(rounds, n, k, mode)
+                if _gradient_converged(optimum.parameters, optimum.gradient, free):
+                    return self._finish(optimum, n, k, free, "Newton steps on per-agent grids")
 
         def shared_grid_fit(x0: FloatArray, options: dict[str, float]) -> optimize.OptimizeResult:
             """L-BFGS-B on the shared grid from `x0`."""
@@ -752,45 +906,34 @@ class _Fit:
             # the shared grid serves after all: its optimum is the fit
             result = shared_grid_fit(result.x, TIGHT_LBFGS_OPTIONS)
             mode, scale = posterior_modes(result.x[:free], result.x[free:], n, k, np.zeros(len(n)))
-        parameters = result.x
-        if not _shared_grid_resolves(scale):
-            parameters, theta, log_weights = _adaptive_newton(parameters, n, k, mode)
-
-        objective, gradient = negative_log_likelihood(parameters, n, k, theta, log_weights)
+        if _shared_grid_resolves(scale):
+            optimum = _evaluated(result.x, n, k, theta, log_weights)
+        else:
+            optimum = _adaptive_newton(result.x, n, k, mode)
         # On per-agent grids the Newton steps, not L-BFGS-B on the shared grid, decide.
         if not (
-            (bool(result.success) and theta.ndim == 1)
-            or _gradient_converged(parameters, gradient, free)
+            (bool(result.success) and optimum.theta.ndim == 1)
+            or _gradient_converged(optimum.parameters, optimum.gradient, free)
         ):
             return self._empty(
                 f"the optimiser did not converge: {result.message}", STATUS_NOT_CONVERGED
             )
-        return self._finish(
-            parameters, objective, theta, log_weights, n, k, free, str(result.message)
-        )
+        return self._finish(optimum, n, k, free, str(result.message))
 
     def _finish(
-        self,
-        parameters: FloatArray,
-        objective: float,
-        theta: FloatArray,
-        log_weights: FloatArray,
-        n: FloatArray,
-        k: FloatArray,
-        free: int,
-        message: str,
+        self, optimum: _Optimum, n: FloatArray, k: FloatArray, free: int, message: str
     ) -> IrtFit:
-        """Information, standard errors, orientation and abilities at the optimum
-        (`objective`: the negative log likelihood there)."""
+        """Information, standard errors, orientation and abilities at the optimum."""
+        parameters, q = optimum.parameters, optimum.q
         a, d = parameters[:free].copy(), parameters[free:].copy()
         at_bound = _at_bound(parameters, free)
-        q = _posterior(a, d, n, k, theta, log_weights)
         keep = np.concatenate([~at_bound, ~at_bound])
+        information = optimum.information
+        if information is None:
+            information = _information(q, n, k).restricted(~at_bound)
         covariance = np.full((2 * free, 2 * free), np.nan)
         try:
-            covariance[np.ix_(keep, keep)] = _covariance(
-                _information(q, n, k).restricted(~at_bound)
-            )
+            covariance[np.ix_(keep, keep)] = _covariance(information)
         except linalg.LinAlgError:
             return self._empty(
                 "the information matrix is not positive definite (weakly identified)",
@@ -844,9 +987,9 @@ class _Fit:
             agent_status=self._statuses(agent_reason, STATUS_NOT_ESTIMABLE),
             converged=True,
             message=message,
-            log_likelihood=-float(objective),
-            grid_points=int(theta.shape[-1]),
-            quadrature=(theta, log_weights),
+            log_likelihood=-optimum.value,
+            grid_points=int(optimum.theta.shape[-1]),
+            quadrature=(optimum.theta, optimum.log_weights),
         )
 
     def _result(
