@@ -543,41 +543,49 @@ def test_mirrored_copies_one_triangle_over_the_other(
     np.testing.assert_array_equal(irt._mirrored(matrix.copy(), lower, block), expected)
 
 
-@given(seed=st.integers(0, 2**32 - 1), agents=st.integers(2, 30), items=st.integers(2, 12))
-@settings(max_examples=25, deadline=None)
-def test_the_information_formed_in_blocks_of_agents_is_the_whole_one(
-    seed: int, agents: int, items: int
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    agents=st.integers(2, 30),
+    items=st.integers(2, 12),
+    trials=st.sampled_from([1, 20, 3000]),
+)
+@settings(max_examples=30, deadline=None)
+def test_the_information_in_blocks_of_agents_and_fewer_rows_is_the_whole_one(
+    seed: int, agents: int, items: int, trials: int
 ) -> None:
-    """C and V'V summed a few agents at a time (BLOCK_BYTES small), items restricted or not,
-    equal the products of the whole V (formed here directly)."""
+    """C and V'V formed a few agents at a time (BLOCK_BYTES small), each agent's rows of V
+    reduced to those its V_j'V_j needs, items restricted or not, equal the products of the
+    whole V (formed here from the definitions). Narrow posteriors keep few rows."""
     rng = np.random.default_rng(seed)
-    data = simulate_2pl(rng, agents=agents, items=items, trials=20)
+    data = simulate_2pl(rng, agents=agents, items=items, trials=trials)
     n, k = data["n"].astype(float), data["k"].astype(float)
     x = np.concatenate([data["a"], -data["a"] * data["b"]])
     mode, scale = irt.posterior_modes(x[:items], x[items:], n, k, np.zeros(agents))
     q = irt._posterior(x[:items], x[items:], n, k, *irt.adaptive_grids(mode, scale))
     kept = rng.random(items) < 0.7
     assume(kept.any())
+    points = q.theta.shape[1]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(irt, "BLOCK_BYTES", 8 * q.theta.shape[1] * 2 * items * 3)  # 3 agents
+        patch.setattr(irt, "BLOCK_BYTES", 8 * points * 2 * items * 3)  # 3 agents a block
         information = irt._information(q, n, k).restricted(kept)
         dense, centred = information.dense(), information.centred
-    # The whole V and C, straight from the definitions.
     mean_a, mean_d = irt._mean_scores(q, n, k)
     residual = k[:, None, :] - n[:, None, :] * q.p  # J x Q x I
-    score = (
-        np.concatenate(
-            [q.theta[:, :, None] * residual - mean_a[:, None, :], residual - mean_d[:, None, :]],
-            axis=2,
-        )
-        * np.sqrt(q.posterior)[:, :, None]
+    score = np.concatenate(
+        [q.theta[:, :, None] * residual - mean_a[:, None, :], residual - mean_d[:, None, :]],
+        axis=2,
     )
     columns = np.concatenate([kept, kept])
-    whole = score.reshape(-1, 2 * items)[:, columns]
+    whole = (score * np.sqrt(q.posterior)[:, :, None]).reshape(-1, 2 * items)[:, columns]
     variance = q.p * (1 - q.p) * n[:, None, :]
     complete = [
         np.einsum("jq,jqi->i", q.posterior * q.theta**power, variance)[kept] for power in (2, 1, 0)
     ]
-    np.testing.assert_allclose(centred, whole, rtol=1e-12, atol=1e-12)
-    expected = irt._add_blocks(-whole.T @ whole, *complete)
+    missing = whole.T @ whole
+    tolerance = 1e-10 * max(np.abs(missing).max(), 1e-300)
+    np.testing.assert_allclose(centred.T @ centred, missing, rtol=1e-10, atol=tolerance)
+    expected = irt._add_blocks(-missing, *complete)
     np.testing.assert_allclose(dense, expected, rtol=1e-10, atol=1e-10 * np.abs(expected).max())
+    np.testing.assert_allclose(information.diagonal(), np.diag(expected), rtol=1e-9, atol=tolerance)
+    if trials == 3000:
+        assert len(centred) <= agents * points // 2

@@ -25,9 +25,12 @@ marginal likelihood, and one evaluation costs (agents x challenges x 21) whateve
 number of attempts behind the counts (a shared grid fine enough for 100,000 attempts per
 agent needs thousands of points). The parameters then follow Newton steps with the
 exact (Louis) Hessian until the Newton decrement is rounding. That Hessian is a 2 x 2
-block per challenge minus V'V, with one row of V per (agent, grid point): with few agents
-and many challenges (40 x 2,000: 4,000 parameters, 840 rows) its systems and its inverse
-go through the Woodbury identity on the 840 rows, never a 4,000 x 4,000 factorisation.
+block per challenge minus V'V, with one row of V per (agent, grid point). An agent's 21
+rows span few directions where its posterior is narrow: they are replaced by the 3 to 6
+rows (an eigendecomposition of their 21 x 21 Gram matrix) that give the same V'V to
+rounding, so V'V costs a quarter of the products. With few agents and many challenges
+(40 x 2,000: 4,000 parameters, under 200 rows) the systems and the inverse go through the
+Woodbury identity on those rows, never a 4,000 x 4,000 factorisation.
 The steps start where narrow posteriors make the problem nearly separable: rounds of
 per-agent modes and per-item logistic regressions on them. Should those steps not reach
 a zero gradient, L-BFGS-B on the shared grid gives the Newton steps their start instead.
@@ -295,6 +298,9 @@ def _add_blocks(matrix: FloatArray, aa: FloatArray, ad: FloatArray, dd: FloatArr
 # the blocks stay in cache and reuse one buffer where the whole of V (agents x 21 x 2I
 # doubles: 190 MB at 2,000 x 281) would be fresh memory for the kernel to map at every step.
 BLOCK_BYTES = 1 << 23
+# An agent's rows of V are reduced to the directions of its V_j'V_j whose eigenvalues
+# exceed this share of its largest: the rest is rounding (eigh's own error is about 1e-16).
+COMPRESSION_TOLERANCE = 1e-15
 
 
 @dataclass(frozen=True)
@@ -302,10 +308,11 @@ class _Information:
     """The observed information H = C - V'V (Louis' identity), kept in its two factors.
 
     C is the complete-data information, one 2 x 2 block (a_i, d_i) per item: `aa`, `ad`,
-    `dd` (I each). V (`centred`, R x 2I) has one row per (agent, grid point) with posterior
-    mass w: sqrt(w) (s - E_j[s]), the agent's score s = (theta r, r) about its posterior
-    mean, so V'V = sum_j Var_j[s] is the missing information. V is formed from the
-    quadrature `q` a block of agents at a time (`items`: the items kept, None for all).
+    `dd` (I each). V has one row per (agent, grid point) with posterior mass w:
+    sqrt(w) (s - E_j[s]), the agent's score s = (theta r, r) about its posterior mean, so
+    V'V = sum_j Var_j[s] is the missing information. V is formed from the quadrature `q` a
+    block of agents at a time (`items`: the items kept, None for all) and kept as `centred`
+    (R x 2I), each agent's rows reduced to the fewer ones with the same V_j'V_j.
     Few rows against many items (a handful of agents, thousands of challenges) make H a
     block diagonal minus a low-rank term: its systems are solved through the R x R matrix
     I - V C^-1 V' (Woodbury), never forming the 2I x 2I matrix.
@@ -323,7 +330,7 @@ class _Information:
     @property
     def low_rank(self) -> bool:
         """Whether the Woodbury form is the cheaper one (fewer rows than parameters)."""
-        return bool(self.q.theta.size < 2 * self.aa.size)
+        return bool(self.centred.shape[0] < self.centred.shape[1])
 
     def restricted(self, items: npt.NDArray[np.bool_]) -> _Information:
         """The information of the parameters of `items` (a mask over the items) alone."""
@@ -358,9 +365,22 @@ class _Information:
 
     @cached_property
     def centred(self) -> FloatArray:
-        """V (R x 2I), whole."""
-        rows = [self._rows(block) for block in self._agent_blocks()]
-        return np.concatenate(rows).reshape(-1, 2 * self.aa.size)
+        """A V (R x 2I) of this V'V, each agent's Q rows V_j replaced by the fewer rows its
+        V_j'V_j needs. With V_j V_j' = U diag(lam) U' (Q x Q), the rows of U'V_j are
+        orthogonal with norms sqrt(lam) and give the same V_j'V_j; those with lam below
+        COMPRESSION_TOLERANCE x the agent's largest are left out (V_j'V_j then changes by
+        rounding). Narrow posteriors (thousands of attempts per agent) keep 3 to 6 of 21."""
+        width = 2 * self.aa.size
+        pieces = [np.zeros((0, width))]
+        buffer: FloatArray | None = None
+        for block in self._agent_blocks():
+            rows = self._rows(block, buffer)
+            buffer = rows if buffer is None else buffer
+            lam, vectors = np.linalg.eigh(rows @ rows.transpose(0, 2, 1))  # ascending
+            kept = int((lam > COMPRESSION_TOLERANCE * lam[:, -1:]).sum(axis=1).max())
+            basis = vectors[:, :, lam.shape[1] - kept :].transpose(0, 2, 1)  # b x kept x Q
+            pieces.append((basis @ rows).reshape(-1, width))
+        return np.concatenate(pieces)
 
     def dense(self) -> FloatArray:
         """H as a 2I x 2I matrix, rows and columns a_1..a_I, d_1..d_I (formed once: the
@@ -369,17 +389,9 @@ class _Information:
 
     @cached_property
     def _dense(self) -> FloatArray:
-        # V'V by symmetric rank-k updates, one per block of V's rows (half the products of
-        # V.T @ V); V.T is V's memory in Fortran order, as BLAS reads it: nothing is copied.
-        width = 2 * self.aa.size
-        information = np.zeros((width, width), order="F")  # -V'V, its upper triangle
-        buffer: FloatArray | None = None
-        for block in self._agent_blocks():
-            rows = self._rows(block, buffer)
-            buffer = rows if buffer is None else buffer
-            information = linalg.blas.dsyrk(
-                -1.0, rows.reshape(-1, width).T, beta=1.0, c=information, overwrite_c=True
-            )
+        # -V'V by a symmetric rank-k update (half the products of V.T @ V), its upper
+        # triangle; V.T is V's memory in Fortran order, as BLAS reads it: nothing is copied.
+        information = linalg.blas.dsyrk(-1.0, self.centred.T, trans=0)
         return _add_blocks(_mirrored(information, lower=False), self.aa, self.ad, self.dd)
 
     @cached_property
