@@ -239,15 +239,19 @@ def test_woodbury_form_gives_the_dense_information_steps_and_covariance(
         )
     # Covariance: H^-1 where H is positive definite, LinAlgError where it is not.
     if eigenvalues[0] > 1e-9 * eigenvalues[-1]:
-        np.testing.assert_allclose(
-            irt._covariance(information),
-            np.linalg.inv(hessian),
-            rtol=1e-6,
-            atol=1e-9 * float(np.abs(np.linalg.inv(hessian)).max()),
-        )
+        inverse = np.linalg.inv(hessian)
+        scale = 1e-9 * float(np.abs(inverse).max())
+        np.testing.assert_allclose(information.inverse(), inverse, rtol=1e-6, atol=scale)
+        parts, expected = information.covariance_parts(), irt._CovarianceParts.of(inverse)
+        for name in ("discrimination", "intercept_variance", "cross"):
+            np.testing.assert_allclose(
+                getattr(parts, name), getattr(expected, name), rtol=1e-6, atol=scale
+            )
     elif eigenvalues[0] < -1e-9 * eigenvalues[-1]:
         with pytest.raises(np.linalg.LinAlgError):
-            irt._covariance(information)
+            information.inverse()
+        with pytest.raises(np.linalg.LinAlgError):
+            information.covariance_parts()
 
 
 def test_few_agents_on_many_challenges_fit_as_with_the_dense_information(

@@ -379,7 +379,7 @@ class _Information:
             lam, vectors = np.linalg.eigh(rows @ rows.transpose(0, 2, 1))  # ascending
             kept = int((lam > COMPRESSION_TOLERANCE * lam[:, -1:]).sum(axis=1).max())
             basis = vectors[:, :, lam.shape[1] - kept :].transpose(0, 2, 1)  # b x kept x Q
-            pieces.append((basis @ rows).reshape(-1, width))
+            pieces.append((basis @ rows).reshape(basis.shape[0] * kept, width))
         return np.concatenate(pieces)
 
     def dense(self) -> FloatArray:
@@ -428,6 +428,13 @@ class _Information:
         if failed:
             raise linalg.LinAlgError("the information matrix is singular")
         return _mirrored(inverse, lower=True)
+
+    def covariance_parts(self) -> _CovarianceParts:
+        """The parts of H^-1 the estimates report (LinAlgError where H is not positive
+        definite): with many challenges the whole 2I x 2I inverse is hundreds of MB."""
+        if self.low_rank and self.aa.size:
+            return self._undamped_woodbury.covariance_parts()
+        return _CovarianceParts.of(self.inverse())
 
     def diagonal(self) -> FloatArray:
         """diag(H)."""
@@ -480,8 +487,46 @@ class _Woodbury:
 
     def inverse(self) -> FloatArray:
         """H^-1 as a 2I x 2I matrix."""
-        whitened = linalg.solve_triangular(self.lower, self.projected, lower=True)  # L^-1 P
+        whitened = self._whitened()
         return _add_blocks(whitened.T @ whitened, *self.block_inverse)
+
+    def _whitened(self) -> FloatArray:
+        """L^-1 P: H^-1 = C^-1 + (L^-1 P)' (L^-1 P)."""
+        whitened: FloatArray = linalg.solve_triangular(self.lower, self.projected, lower=True)
+        return whitened
+
+    def covariance_parts(self) -> _CovarianceParts:
+        """_CovarianceParts of H^-1, its a block by a rank-k update of the rows."""
+        inverse_aa, inverse_ad, inverse_dd = self.block_inverse
+        whitened = self._whitened()
+        w_a, w_d = whitened[:, : inverse_aa.size], whitened[:, inverse_aa.size :]
+        discrimination = _mirrored(linalg.blas.dsyrk(1.0, w_a.T, trans=0), lower=False)
+        discrimination[np.diag_indices_from(discrimination)] += inverse_aa
+        return _CovarianceParts(
+            discrimination=discrimination,
+            intercept_variance=inverse_dd + np.einsum("ri,ri->i", w_d, w_d),
+            cross=inverse_ad + np.einsum("ri,ri->i", w_a, w_d),
+        )
+
+
+@dataclass(frozen=True)
+class _CovarianceParts:
+    """What the estimates need of the covariance H^-1 of (a_1..a_m, d_1..d_m): the a block
+    (m x m), var(d_i) and cov(a_i, d_i)."""
+
+    discrimination: FloatArray
+    intercept_variance: FloatArray
+    cross: FloatArray
+
+    @classmethod
+    def of(cls, covariance: FloatArray) -> _CovarianceParts:
+        """The parts of a whole 2m x 2m covariance."""
+        items = covariance.shape[0] // 2
+        return cls(
+            discrimination=covariance[:items, :items],
+            intercept_variance=np.diag(covariance)[items:].copy(),
+            cross=np.diag(covariance[:items, items:]).copy(),
+        )
 
 
 def _block_size(points: int, width: int) -> int:
@@ -651,11 +696,6 @@ def _newton_step(information: _Information, gradient: FloatArray) -> FloatArray:
         return _cholesky_solve(information.dense() + np.diag(damping), gradient)
 
     return _damped_step(information.diagonal(), gradient, solve)
-
-
-def _covariance(information: _Information) -> FloatArray:
-    """H^-1, or LinAlgError where H is not positive definite."""
-    return information.inverse()
 
 
 @dataclass(frozen=True)
@@ -939,13 +979,11 @@ class _Fit:
         parameters, q = optimum.parameters, optimum.q
         a, d = parameters[:free].copy(), parameters[free:].copy()
         at_bound = _at_bound(parameters, free)
-        keep = np.concatenate([~at_bound, ~at_bound])
         information = optimum.information
         if information is None:
             information = _information(q, n, k).restricted(~at_bound)
-        covariance = np.full((2 * free, 2 * free), np.nan)
         try:
-            covariance[np.ix_(keep, keep)] = _covariance(information)
+            parts = information.covariance_parts()
         except linalg.LinAlgError:
             return self._empty(
                 "the information matrix is not positive definite (weakly identified)",
@@ -954,18 +992,21 @@ class _Fit:
 
         # Orientation: the reflection (theta, a) -> (-theta, -a) leaves the likelihood alone;
         # choose the one where abilities grow with passes (attempt-weighted mean a > 0).
+        # It changes the sign of cov(a_i, d_i) alone.
         sign = 1.0 if float(n.sum(axis=0) @ a) >= 0 else -1.0
         a *= sign
-        flip = np.concatenate([np.full(free, sign), np.ones(free)])
-        covariance = covariance * np.outer(flip, flip)
+        inside = ~at_bound
+        a_covariance = np.full((free, free), np.nan)
+        a_covariance[np.ix_(inside, inside)] = parts.discrimination
+        var_a, var_d, cov_ad = np.full(free, np.nan), np.full(free, np.nan), np.full(free, np.nan)
+        var_a[inside] = np.diag(parts.discrimination)
+        var_d[inside] = parts.intercept_variance
+        cov_ad[inside] = sign * parts.cross
         mean_theta = np.einsum("jq,jq->j", q.posterior, q.theta)
         mean_square = np.einsum("jq,jq->j", q.posterior, q.theta**2)
         ability = sign * mean_theta
         ability_sd = np.sqrt(np.maximum(mean_square - mean_theta**2, 0.0))
 
-        var_a = np.diag(covariance)[:free]
-        var_d = np.diag(covariance)[free:]
-        cov_ad = np.diag(covariance[:free, free:])
         with np.errstate(divide="ignore", invalid="ignore"):
             difficulty = -d / a
             var_b = (var_d + difficulty**2 * var_a + 2 * difficulty * cov_ad) / a**2
@@ -988,7 +1029,7 @@ class _Fit:
             "b_se": np.sqrt(var_b),
             "ability": ability,
             "ability_se": ability_sd,
-            "a_covariance": covariance[:free, :free],
+            "a_covariance": a_covariance,
         }
         agent_reason = self._agent_reasons()
         return self._result(
