@@ -204,10 +204,8 @@ def _posterior(
     agents, points = theta.shape
     p = np.empty((agents, points, a.size))
     trials_log_p = np.empty(theta.shape)
-    size = _block_size(points, a.size)
-    buffer = np.empty((min(size, agents), points, a.size))
-    for start in range(0, agents, size):
-        block = slice(start, start + size)
+    buffer = np.empty((min(_block_size(points, a.size), agents), points, a.size))
+    for block in _agent_blocks(theta.shape, a.size):
         log_p = np.multiply(theta[block][:, :, None], a, out=buffer[: p[block].shape[0]])
         log_p += d  # z = a theta + d, then log expit(z) in place
         _log_expit_inplace(log_p, scratch=p[block])
@@ -342,9 +340,6 @@ class _Information:
             kept[self.items] = items
         return replace(self, aa=self.aa[items], ad=self.ad[items], dd=self.dd[items], items=kept)
 
-    def _agent_blocks(self) -> Iterator[slice]:
-        return _agent_blocks(self.q.posterior.shape, 2 * self.aa.size)
-
     def _rows(self, agents: slice, buffer: FloatArray | None = None) -> FloatArray:
         """The rows of V of `agents` (block x Q x 2I; into the start of `buffer` if given)."""
         q, columns = self.q, (slice(None) if self.items is None else self.items)
@@ -373,7 +368,7 @@ class _Information:
         width = 2 * self.aa.size
         pieces = [np.zeros((0, width))]
         buffer: FloatArray | None = None
-        for block in self._agent_blocks():
+        for block in _agent_blocks(self.q.posterior.shape, width):
             rows = self._rows(block, buffer)
             buffer = rows if buffer is None else buffer
             lam, vectors = np.linalg.eigh(rows @ rows.transpose(0, 2, 1))  # ascending
@@ -668,7 +663,6 @@ def _damped_newton_step(hessian: FloatArray, gradient: FloatArray) -> FloatArray
     far from its optimum) (H + mu D)^-1 g with D = diag|H| and the smallest mu of 1e-6,
     1e-5, ..., 1e6 that makes it so (Levenberg-Marquardt); a gradient step scaled by the
     largest curvature if none does."""
-
     return _damped_step(
         np.diag(hessian),
         gradient,
