@@ -36,8 +36,7 @@
     {%- if challenge_fairness.scan_stage_from_files() -%}
         {{ return(challenge_fairness._scan_stage_source_columns(table_name).split(',')) }}
     {%- endif -%}
-    {%- set described = run_query("select * from " ~ source_rows(table_name) ~ " as source limit 0") -%}
-    {{ return(described.column_names | map('lower') | list) }}
+    {{ return(challenge_fairness.relation_column_names(source_rows(table_name) ~ ' as source')) }}
 {%- endmacro %}
 
 

@@ -13,7 +13,8 @@
     `columns` are the file's own top-level columns (lower-cased; none for a file without
     rows) plus the Hive partition keys of its path.
     A table in both forms stops the run: which one is meant is not for the package to guess.
-    At parse time (nothing is read) the single file is assumed.
+    At parse time (nothing is read) the single file is assumed. Looked up once per
+    invocation (macro invocation_cache): every node of a run sees the same files.
 #}
 {% macro raw_parquet_location(table_name) -%}
     {%- set parquet_dir = var('raw_parquet_dir', none) -%}
@@ -24,6 +25,17 @@
         {{ return({'kind': 'file', 'path': single, 'files': [{'path': single, 'name': table_name ~ '.parquet', 'rows': 0,
             'bytes': 0, 'rows_before': 0, 'partitioned': false, 'columns': []}]}) }}
     {%- endif -%}
+    {%- set cache = challenge_fairness.invocation_cache() -%}
+    {%- set key = 'raw_parquet_location:' ~ folder ~ ':' ~ table_name -%}
+    {%- if key not in cache -%}
+        {%- do cache.update({key: challenge_fairness._raw_parquet_location_listed(folder, table_name)}) -%}
+    {%- endif -%}
+    {{ return(cache[key]) }}
+{%- endmacro %}
+
+{#- raw_parquet_location looked up (its glob and the files' parquet metadata) -#}
+{% macro _raw_parquet_location_listed(folder, table_name) -%}
+    {%- set single = folder ~ '/' ~ table_name ~ '.parquet' -%}
     {%- set table_folder = folder ~ '/' ~ table_name -%}
     {%- set listed = run_query(
         'select file from glob(' ~ challenge_fairness.sql_string_literal(single) ~ ')'

@@ -130,7 +130,7 @@
     {%- set contract = challenge_fairness.platform_source_columns()[table_name] -%}
     {%- set columns = contract['required'] + contract['optional'] -%}
     {%- if execute -%}
-        {%- set present = run_query('select * from ' ~ raw ~ ' limit 0').column_names | map('lower') | list -%}
+        {%- set present = challenge_fairness.relation_column_names(raw) -%}
         {%- if reserved and reserved in present -%}
             {{ exceptions.raise_compiler_error(
                 "raw table " ~ table_name ~ " has a column named '" ~ reserved ~ "', which the reader "

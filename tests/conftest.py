@@ -37,8 +37,10 @@ def run_dbt(
     work_dir: Path,
     project_dir: Path = REPO_ROOT,
     dbt_vars: dict[str, Any] | None = None,
+    manifest: Any = None,
 ) -> DbtRun:
-    """Invoke dbt in this process against `database`, collecting its log messages."""
+    """Invoke dbt in this process against `database`, collecting its log messages (with
+    `manifest`, a parsed one is reused, as dbtRunner(manifest=...) does)."""
     import json
 
     from dbt.cli.main import dbtRunner
@@ -59,7 +61,7 @@ def run_dbt(
     cwd = Path.cwd()
     os.chdir(project_dir)  # module_paths in profiles.yml are relative to the current directory
     try:
-        result = dbtRunner(callbacks=[collect]).invoke(command)
+        result = dbtRunner(manifest=manifest, callbacks=[collect]).invoke(command)
     finally:
         _release_duckdb()
         os.chdir(cwd)

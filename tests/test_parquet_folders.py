@@ -110,6 +110,44 @@ def test_the_files_read_are_listed_in_arrival_order(builds: dict[str, Any]) -> N
         assert listed.first_row_number.tolist() == starts
 
 
+def test_a_build_looks_up_each_raw_table_once(builds: dict[str, Any]) -> None:
+    """Every model and test that reads a raw table shares one look-up of its files per run
+    (macro invocation_cache): the files' parquet metadata is read once, not per reader."""
+    log = (builds["work"] / "step1" / "logs" / "dbt.log").read_text()
+    for table in LAYOUTS:
+        assert log.count(f"parquet_file_metadata(['{builds['lake']}/{table}/") == 1, table
+
+
+def test_a_run_reusing_a_parsed_manifest_sees_the_files_appended_since(
+    builds: dict[str, Any], tmp_path: Path
+) -> None:
+    """The look-ups are kept per invocation: a manifest reused by a later run (dbtRunner
+    with manifest=...) does not carry the files an earlier run found."""
+    lake, database = changed_lake(builds, tmp_path)
+    dbt_vars = {**VARS, "raw_parquet_dir": str(lake), "check_history": False}
+    parsed = run_dbt(["parse"], database=database, work_dir=tmp_path / "parse", dbt_vars=dbt_vars)
+    assert parsed.success, parsed.output
+    query = (
+        "select count(*) from staging.stg_platform__appended_files where source_table = 'attempts'"
+    )
+    listed = []
+    for step in range(2):
+        if step == 1:  # a new day, sorting after the others
+            day = lake / "attempts" / LAYOUTS["attempts"].format(part="13")
+            day.parent.mkdir(parents=True)
+            pq.write_table(pq.read_table(builds["single"] / "attempts.parquet").slice(0, 10), day)
+        run = run_dbt(
+            ["run", "--select", "stg_platform__appended_files"],
+            database=database,
+            work_dir=tmp_path / f"run{step}",
+            dbt_vars=dbt_vars,
+            manifest=parsed.result.result,
+        )
+        assert run.success, run.output
+        listed.append(int(read_table(database, query).iloc[0, 0]))
+    assert listed == [PARTS, PARTS + 1]
+
+
 def changed_lake(builds: dict[str, Any], tmp_path: Path) -> tuple[Path, Path]:
     lake = tmp_path / "lake"
     shutil.copytree(builds["lake"], lake)
