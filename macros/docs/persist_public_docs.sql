@@ -1,7 +1,8 @@
 {#
     The descriptions of the public marts (is_public_mart) as database comments, for the BI
     tools that browse the database: one `comment on` per mart and per documented column,
-    sent in one statement at the end of the run, for the marts this run built successfully.
+    sent in one statement and one transaction at the end of the run, for the marts this run
+    built successfully.
 
     This replaces dbt's `persist_docs` config, which costs two `describe` queries and one
     rendering of its macros per model: about 5 s of thread time in a 35 s demo build. The
@@ -26,8 +27,12 @@
             {%- endfor -%}
         {%- endif -%}
     {%- endfor -%}
+    {#- one transaction: 849 comments at 100M took 0.36 s committed one by one, 0.17 s together -#}
     {%- if statements -%}
-        {%- do run_query(statements | join(';\n')) -%}
+        {%- call statement('persist_public_docs', auto_begin=true) -%}
+            {{ statements | join(';\n') }}
+        {%- endcall -%}
+        {%- do adapter.commit() -%}
     {%- endif -%}
     {{ return('') }}
 {%- endmacro %}
