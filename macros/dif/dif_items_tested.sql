@@ -45,7 +45,9 @@ item_lists as (
     group by {{ item_key }}
 ),
 
-tested as (
+{#- Computed once: `flattened` is read twice (the q-values and the result), and DuckDB
+    would call the Python UDF once per field read from its struct (three times over). #}
+tested as {{ materialized_cte() }} (
     select
         {{ item_key }},
         families_tested,
