@@ -10,8 +10,8 @@
       keyed row: the model must select all of them on every incremental run.
     The model's incremental select is therefore the delta of its groups plus all of its
     keyed rows. Only the stored groups the run touches are read and rewritten (a group is
-    matched on every grouping column, NULL matching NULL), in the transaction of dbt's
-    incremental materialization.
+    matched on the hash of every grouping column, NULL matching NULL), in the transaction
+    of dbt's incremental materialization.
 
     A model without `unique_key` has groups only. `fold_derived` (config, a dict of column
     to SQL expression over the folded columns, e.g. a mean of a sum and a count) gives the
@@ -43,15 +43,27 @@
     {%- set is_group = (key ~ ' is null') if key else 'true' -%}
     {%- set delta_is_group = ('delta.' ~ is_group) if key else 'true' -%}
     {%- set stored_is_group = ('stored.' ~ is_group) if key else 'true' -%}
-    {#- a stored group the run touches: the same grouping values as one of its rows #}
+    {#- A stored group the run touches: the hash of its grouping values is one of the run's
+        rows' (their values cast to the stored types). A stored group whose hash collides
+        with a run's row is matched too, which is harmless: the same predicate picks the
+        groups read into the fold and the groups deleted, so such a group is deleted and
+        inserted again unchanged. One 64-bit key per row instead of a semi join on every
+        grouping column (0.55 s against 0.40 s for the fold of a daily run's test results
+        at 100M, 0.19 s against 0.07 s for the delete). #}
+    {%- set types = {} -%}
+    {%- for column in arg_dict['dest_columns'] -%}
+        {%- do types.update({column.name: column.dtype}) -%}
+    {%- endfor -%}
+    {%- set stored_values, delta_values = [], [] -%}
+    {%- for column in grouped if column != key -%}
+        {%- do stored_values.append('stored.' ~ column) -%}
+        {%- do delta_values.append('cast(delta.' ~ column ~ ' as ' ~ types[column] ~ ')') -%}
+    {%- endfor -%}
     {%- set touched -%}
-        exists (
-            select 1
+        {{ challenge_fairness.row_hash(stored_values) }} in (
+            select {{ challenge_fairness.row_hash(delta_values) }}
             from {{ temp }} as delta
             where {{ delta_is_group }}
-                {%- for column in grouped if column != key %}
-                and delta.{{ column }} is not distinct from stored.{{ column }}
-                {%- endfor %}
         )
     {%- endset -%}
     create temporary table {{ folded }} as
