@@ -45,8 +45,8 @@ item_lists as (
     group by {{ item_key }}
 ),
 
-{#- Computed once: `flattened` is read twice (the q-values and the result), and DuckDB
-    would call the Python UDF once per field read from its struct (three times over). #}
+{#- Computed once: DuckDB would inline this CTE and call the Python UDF again wherever
+    `flattened` is read (the q-values' filter and list, the result: three times over). #}
 tested as {{ materialized_cte() }} (
     select
         {{ item_key }},
