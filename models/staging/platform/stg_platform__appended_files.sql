@@ -10,12 +10,17 @@
     still be there with the same rows and size, and a new file must sort after them
     (else the rows already folded would take other numbers). On a difference the run
     stops before anything is folded, naming the file and asking for --full-refresh, from
-    file metadata alone (no row is read). One file per table (`<table>.parquet`) is
+    file metadata alone (no row is read). Every base model waits for it (`-- depends_on`):
+    no raw table is staged from a folder whose history changed, and this guard is the one
+    model of the run's first step, so that the longest base model (the attempts, on the
+    run's serial start) is not queued behind the others and their tests. One file per table (`<table>.parquet`) is
     rewritten whole when a day is added, so only the existing rules apply there: a clean
     row folded before must still be there (its count), and as validated (the history
     check).
 #}
-{{ config(materialized='table') }}
+{#- The contract (constraints in the YAML) on DuckDB; a Spark table of parquet files cannot
+    hold NOT NULL constraints. #}
+{{ config(materialized='table', contract={'enforced': target.type == 'duckdb'}) }}
 {%- set appended_tables = ['attempts', 'test_results', 'rubric_scores'] %}
 {%- set listed = [] %}
 {%- if execute and target.type == 'duckdb' and not scan_stage_from_files() %}

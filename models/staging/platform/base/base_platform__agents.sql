@@ -2,6 +2,7 @@
     Every raw agent row, typed, with the first rule of this table it breaks (NULL when
     clean by them). Whether its model exists is checked after staging (int_keyed__rows_rejected).
 #}
+-- depends_on: {{ ref('stg_platform__appended_files') }}
 {{ scan_stage_config('table') }}
 {%- if scan_stage_from_files() %}
 {{ scan_stage_files() }}

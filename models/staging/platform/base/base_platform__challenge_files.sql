@@ -3,6 +3,7 @@
     rule it breaks (NULL when clean). A file is keyed by (challenge_id, file_path). When the
     table is absent this is empty, with the same typed columns.
 #}
+-- depends_on: {{ ref('stg_platform__appended_files') }}
 {{ scan_stage_config('table') }}
 {%- if scan_stage_from_files() %}
 {{ scan_stage_files() }}

@@ -6,6 +6,7 @@
     JSON array as a list, 'a, b' split on commas, '' no tags); text that does not parse is
     rejected (tags_not_list) instead of failing the build.
 #}
+-- depends_on: {{ ref('stg_platform__appended_files') }}
 {{ scan_stage_config('table') }}
 {%- if scan_stage_from_files() %}
 {{ scan_stage_files() }}

@@ -1,4 +1,5 @@
 {# Every raw model row, typed, with the first rule it breaks (NULL when clean). #}
+-- depends_on: {{ ref('stg_platform__appended_files') }}
 {{ scan_stage_config('table') }}
 {%- if scan_stage_from_files() %}
 {{ scan_stage_files() }}

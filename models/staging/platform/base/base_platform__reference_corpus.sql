@@ -4,6 +4,7 @@
     the table does not have it. When the table is absent this is empty, with the same typed
     columns.
 #}
+-- depends_on: {{ ref('stg_platform__appended_files') }}
 {{ scan_stage_config('table') }}
 {%- if scan_stage_from_files() %}
 {{ scan_stage_files() }}

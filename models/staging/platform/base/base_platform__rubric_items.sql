@@ -4,6 +4,7 @@
     `max_points` must read as a finite number > 0; a NULL description is kept (nothing to
     lint).
 #}
+-- depends_on: {{ ref('stg_platform__appended_files') }}
 {{ scan_stage_config('table') }}
 {%- if scan_stage_from_files() %}
 {{ scan_stage_files() }}

@@ -7,6 +7,7 @@
     empty. On a warehouse (Spark) a view of the warehouse; a DuckDB build that reads the
     scan stage from its files does not read this one (empty).
 #}
+-- depends_on: {{ ref('stg_platform__appended_files') }}
 {{ scan_stage_config('view', warehouse_view=true) }}
 {%- if scan_stage_from_files() %}
 select

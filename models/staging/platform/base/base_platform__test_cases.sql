@@ -3,6 +3,7 @@
     `test_cases` is optional: when the platform has no such table this model is empty.
     A NULL input_text is kept (the input is unknown; it covers no Unicode category).
 #}
+-- depends_on: {{ ref('stg_platform__appended_files') }}
 {{ scan_stage_config('table') }}
 {%- if scan_stage_from_files() %}
 {{ scan_stage_files() }}
