@@ -113,3 +113,16 @@
     {{ return("read_parquet([" ~ (paths | join(', ')) ~ "], union_by_name = true, hive_partitioning = "
         ~ ('true' if files | selectattr('partitioned') | list else 'false') ~ ")") }}
 {%- endmacro %}
+
+{#
+    The number of rows of raw table `table_name` when it is read from parquet
+    (var raw_parquet_dir), from the files' metadata; none otherwise. Its rows are then
+    numbered 0 to that number - 1 with no gap (macro source_rows: a file's row numbers, a
+    folder's files one after another), so the rows up to a row number can be counted
+    without reading them. A table of the database (rowid) is not counted here: deletes
+    leave gaps in its row ids.
+#}
+{% macro raw_parquet_row_count(table_name) -%}
+    {%- set location = challenge_fairness.raw_parquet_location(table_name) if execute else none -%}
+    {{ return(none if location is none else location.files | sum(attribute='rows')) }}
+{%- endmacro %}

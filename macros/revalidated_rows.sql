@@ -29,7 +29,9 @@
       `changed_keys` 1 for a rejected row whose id was edited in place;
     - `source`: the rows validated again, with `columns` (raw columns) as read;
     - `raw_kept`: the rows validated clean before as the raw table holds them now: their
-      count and, when var `check_history` is true, the sum of `checksum` (an
+      count (from the files' metadata when `raw_table`, the platform table `raw` reads, is
+      read from parquet and the history is not checked) and, when var `check_history` is
+      true, the sum of `checksum` (an
       expression on alias `raw`: the hash of the values as read), which takes one pass
       over every raw row folded before; and the number of rejected rows whose id was
       edited in place (the other copies of their new key are not read again); and, when
@@ -37,7 +39,7 @@
       and stored, compared in every run (a replaced or rewritten table).
     The model compares `raw_kept` with what it stored, and stops the run on a difference.
 #}
-{% macro revalidated_rows(raw, id_column, columns, checksum, also_ids=none, rejected_before='rejection_reason is not null', watermark_column='source_row_number', ids_without_history=none, stores_rows=true, clean_before='rejection_reason is null', id_hash_column=none) -%}
+{% macro revalidated_rows(raw, id_column, columns, checksum, also_ids=none, rejected_before='rejection_reason is not null', watermark_column='source_row_number', ids_without_history=none, stores_rows=true, clean_before='rejection_reason is null', id_hash_column=none, raw_table=none) -%}
 {%- set stored = stored_maximum(watermark_column) %}
 {%- for stored_column in [id_hash_column, 'row_checksum' if stores_rows else none] if stored_column and execute %}
     {%- do challenge_fairness._require_stored_column(stored_column) %}
@@ -145,13 +147,29 @@ source as (
     from scanned
 ),
 
+{#- Read from parquet, the raw rows are numbered 0, 1, ... with no gap, so without the history
+    check their count up to the watermark is known from the files' metadata: the pass over
+    every raw row number (0.2 to 0.4 s of CPU a table at 100M attempts) is left out. #}
+{%- set raw_rows = challenge_fairness.raw_parquet_row_count(raw_table)
+    if raw_table and not var('check_history') else none %}
 raw_kept as (
     select
+        {%- if raw_rows is not none %}
+        {%- set numbered = [last_row_number + 1, raw_rows] | min %}
+        {{ numbered }} - (
+            select count(*)
+            from {{ this }}
+            where {{ rejected_before }}
+                and source_row_number < {{ numbered }}
+        ) as kept_rows,
+        null as checksum,
+        {%- else %}
         count(*) as kept_rows,
         {%- if var('check_history') %}
         sum({{ checksum }}) as checksum,
         {%- else %}
         null as checksum,
+        {%- endif %}
         {%- endif %}
         {#- The head of the table (var history_head_rows), checked in every run: a raw
             table replaced or rewritten from its start is caught without a full pass. A
@@ -181,6 +199,7 @@ raw_kept as (
         null as stored_head_checksum,
         {%- endif %}
         (select coalesce(sum(changed_keys), 0) from scanned) as changed_keys
+    {%- if raw_rows is none %}
     from {{ raw }} as raw
     where raw.source_row_number <= {{ last_row_number }}
         and raw.source_row_number not in (
@@ -188,6 +207,7 @@ raw_kept as (
             from {{ this }}
             where {{ rejected_before }}
         )
+    {%- endif %}
 )
 {%- endmacro %}
 

@@ -192,6 +192,43 @@ def test_a_file_read_before_that_changed_stops_the_run(
         assert run.success, run.output
 
 
+@pytest.mark.parametrize("table", ["attempts", "test_results"])
+def test_a_single_file_cut_short_stops_a_daily_run(
+    builds: dict[str, Any], tmp_path: Path, table: str
+) -> None:
+    """Read from one file, the rows folded before are counted from its metadata in a daily
+    run (check_history false), not read: a file rewritten without its last tenth (clean
+    rows folded before among them) still stops the run."""
+    single = tmp_path / "single"
+    shutil.copytree(builds["single"], single)
+    rows = pq.read_table(single / f"{table}.parquet")
+    pq.write_table(rows.slice(0, len(rows) * 9 // 10), single / f"{table}.parquet")
+    database = tmp_path / "db.duckdb"
+    shutil.copy(builds["full"], database)
+    model = {
+        "attempts": "base_platform__attempts",
+        "test_results": "int_keyed__test_results_checked",
+    }[table]
+    run = run_dbt(
+        ["run", "--select", f"+{model}"],
+        database=database,
+        work_dir=tmp_path / "daily",
+        # no head of the table compared either (var history_head_rows): the count alone
+        dbt_vars={
+            **VARS,
+            "raw_parquet_dir": str(single),
+            "check_history": False,
+            "history_head_rows": 0,
+        },
+    )
+    assert not run.success
+    assert f"{model}: the raw {table.replace('_', ' ')} up to row" in run.output
+    assert GUARD_MESSAGE in run.output
+    (sql,) = (tmp_path / "daily" / "target" / "compiled").rglob(f"{model}.sql")
+    raw_kept = sql.read_text().split("raw_kept as (")[1].split("\n),")[0]
+    assert "count(*) as kept_rows" not in raw_kept  # counted from the files' metadata
+
+
 def test_a_folder_file_without_a_required_column_stops_the_run_at_start(
     builds: dict[str, Any], tmp_path: Path
 ) -> None:

@@ -62,6 +62,7 @@ with
     also_ids='select record_id from ' ~ ref('int_keyed__rows_rejected') ~ " where source_table = 'attempts'",
     ids_without_history=none if new_attempts_after is none
         else attempt_ids_validated_after(new_attempts_after),
+    raw_table='rubric_scores',
 ) }},
 
 {# Every row clean before is still in the raw table as it was validated. #}

@@ -86,6 +86,7 @@ with
     ids_without_history=none if new_attempts_after is none
         else attempt_ids_validated_after(new_attempts_after),
     stores_rows=false,
+    raw_table='test_results',
 ) }},
 
 duplicates as (

@@ -69,6 +69,7 @@ with
     columns=hashed[1:],
     checksum=row_hash(raw_hashed),
     id_hash_column='attempt_id_hash',
+    raw_table='attempts',
 ) }},
 
 duplicates as (
