@@ -322,3 +322,37 @@ def test_percentile_interval_is_numpys_nanquantile_per_column(
             assert high[column] == np.nanquantile(values, 1.0 - tail, method="higher")
         else:
             assert np.isnan(low[column]) and np.isnan(high[column])
+
+
+def _better_counts_by_column(resampled: np.ndarray, level: float) -> np.ndarray:
+    """significantly_better_counts by its definition: percentile_interval per agent."""
+    counts = np.full(resampled.shape[1], np.nan)
+    for i in range(resampled.shape[1]):
+        if np.isfinite(resampled[:, i]).any():
+            low, _ = lb.percentile_interval(resampled - resampled[:, [i]], level)
+            low[i] = np.nan
+            counts[i] = float(np.sum(low > 0))
+    return counts
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    rows=st.integers(1, 60),
+    columns=st.integers(1, 9),
+    missing=st.sampled_from([0.0, 0.0, 0.02, 0.3, 1.0]),
+    level=st.floats(0.05, 0.99),
+    seed=st.integers(0, 10_000),
+)
+def test_significantly_better_counts_equal_the_per_column_intervals(
+    rows: int, columns: int, missing: float, level: float, seed: int
+) -> None:
+    """The partition path (pairs scored in every resample) and the interval path (the
+    others) count exactly what percentile_interval's lower ends count: ties, agents
+    without any score and resamples where an agent has none included."""
+    rng = np.random.default_rng(seed)
+    resampled = np.round(rng.normal(size=(rows, columns)), 1)
+    resampled[rng.random(resampled.shape) < missing] = np.nan
+    np.testing.assert_array_equal(
+        lb.significantly_better_counts(resampled, level),
+        _better_counts_by_column(resampled, level),
+    )

@@ -113,15 +113,34 @@ def percentile_interval(samples: npt.ArrayLike, level: float) -> tuple[FloatArra
 def significantly_better_counts(resampled_scores: npt.ArrayLike, level: float) -> FloatArray:
     """Per agent, the number of other agents whose paired bootstrap score difference
     (theirs minus its) has a percentile interval entirely above 0; NaN for an agent
-    without a score in any resample."""
+    without a score in any resample.
+
+    Only the intervals' lower ends matter. Where both agents have a score in every
+    resample, that end is the order statistic numpy's quantile (method 'lower') takes,
+    read off one partition of each agent's contiguous row of differences: several times
+    faster than np.quantile per column (0.5 s of a build at 144 agents and 1,000
+    resamples), and the same values. The other pairs take percentile_interval."""
     x = np.asarray(resampled_scores, dtype=np.float64)
-    agents = x.shape[1]
+    resamples, agents = x.shape
     counts = np.full(agents, np.nan)
+    if resamples == 0:
+        return counts
+    tail = (1.0 - level) / 2.0
+    # numpy's own choice of order statistic: the quantile of the positions themselves
+    k = int(np.quantile(np.arange(resamples), tail, method="lower"))
+    rows = np.ascontiguousarray(x.T)  # agents x resamples
+    scored = np.isfinite(rows)
+    complete = np.all(scored, axis=1)
     for i in range(agents):
-        if not np.isfinite(x[:, i]).any():
+        if not scored[i].any():
             continue
-        differences = x - x[:, [i]]
-        low, _ = percentile_interval(differences, level)
+        differences = rows - rows[i]
+        low = np.full(agents, np.nan)
+        exact = complete & complete[i]
+        if exact.any():
+            low[exact] = np.partition(differences[exact], k, axis=1)[:, k]
+        if not exact.all():
+            low[~exact], _ = percentile_interval(differences[~exact].T, level)
         low[i] = np.nan
         counts[i] = float(np.sum(low > 0))
     return counts
