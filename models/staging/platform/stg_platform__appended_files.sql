@@ -11,9 +11,10 @@
     (else the rows already folded would take other numbers). On a difference the run
     stops before anything is folded, naming the file and asking for --full-refresh, from
     file metadata alone (no row is read). Every base model waits for it (`-- depends_on`):
-    no raw table is staged from a folder whose history changed, and this guard is the one
-    model of the run's first step, so that the longest base model (the attempts, on the
-    run's serial start) is not queued behind the others and their tests. One file per table (`<table>.parquet`) is
+    no raw table is staged from a folder whose history changed, and the base models become
+    ready together when it ends, so that the longest of them (the attempts, on the run's
+    serial start) is not queued behind the others' tests (dbt runs nodes in the order they
+    become ready). One file per table (`<table>.parquet`) is
     rewritten whole when a day is added, so only the existing rules apply there: a clean
     row folded before must still be there (its count), and as validated (the history
     check).
