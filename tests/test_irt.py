@@ -498,6 +498,33 @@ def test_irt_without_passing_and_failing_attempts_says_so() -> None:
     assert coverage.loc[0, "rows_analysed"] == 0
 
 
+@given(
+    modes=st.lists(st.floats(-10, 10), min_size=1, max_size=40),
+    scale=st.floats(1e-3, 1.0),
+)
+@settings(max_examples=60, deadline=None)
+def test_standardised_modes_have_the_populations_mean_and_variance(
+    modes: list[float], scale: float
+) -> None:
+    """The item fits of the start see the modes moved to mean 0 and, with their SDs,
+    divided by one factor c such that mean(mode^2) + mean(SD^2) = 1: the N(0, 1)
+    population's total variance."""
+    mode = np.asarray(modes)
+    sds = np.full(mode.size, scale)
+    standard = irt.standardised(mode, sds)
+    centred = mode - mode.mean()
+    assert standard.mean() == pytest.approx(0.0, abs=1e-12)
+    moved = np.abs(centred) > 1e-6
+    if not moved.any():  # every mode equal: nothing to scale
+        np.testing.assert_allclose(standard, 0.0, atol=1e-12)
+        return
+    factor = standard[moved] / centred[moved]  # 1 / c, the same for every agent
+    np.testing.assert_allclose(factor, factor[0], rtol=1e-9)
+    assert factor[0] > 0
+    total = np.mean(standard**2) + np.mean((sds * factor[0]) ** 2)
+    assert total == pytest.approx(1.0, rel=1e-9)
+
+
 @given(st.lists(st.floats(-800, 800), min_size=1, max_size=50))
 @settings(max_examples=60, deadline=None)
 def test_log_expit_equals_scipy(values: list[float]) -> None:
@@ -557,31 +584,46 @@ def test_mirrored_copies_one_triangle_over_the_other(
 def test_the_information_in_blocks_of_agents_and_fewer_rows_is_the_whole_one(
     seed: int, agents: int, items: int, trials: int
 ) -> None:
-    """C and V'V formed a few agents at a time (BLOCK_BYTES small), each agent's rows of V
-    reduced to those its V_j'V_j needs, items restricted or not, equal the products of the
-    whole V (formed here from the definitions). Narrow posteriors keep few rows."""
+    """The quadrature and then C and V'V formed a few agents at a time (BLOCK_BYTES small),
+    each agent's rows of V reduced to those its V_j'V_j needs, items restricted or not,
+    equal the products of the whole V (formed here from the definitions). Narrow posteriors
+    keep few rows."""
     rng = np.random.default_rng(seed)
     data = simulate_2pl(rng, agents=agents, items=items, trials=trials)
     n, k = data["n"].astype(float), data["k"].astype(float)
     x = np.concatenate([data["a"], -data["a"] * data["b"]])
     mode, scale = irt.posterior_modes(x[:items], x[items:], n, k, np.zeros(agents))
-    q = irt._posterior(x[:items], x[items:], n, k, *irt.adaptive_grids(mode, scale))
+    theta, log_weights = irt.adaptive_grids(mode, scale)
     kept = rng.random(items) < 0.7
     assume(kept.any())
-    points = q.theta.shape[1]
+    points = theta.shape[1]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(irt, "BLOCK_BYTES", 8 * points * 2 * items * 3)  # 3 agents a block
-        information = irt._information(q, n, k).restricted(kept)
+        q = irt._posterior(x[:items], x[items:], n, k, theta, log_weights)
+        information = irt._information(q, n, k, kept)
         dense, centred = information.dense(), information.centred
+    whole_q = irt._posterior(x[:items], x[items:], n, k, theta, log_weights)
+    for name in ("log_marginal", "posterior", "mean_p", "mean_theta_p"):
+        np.testing.assert_allclose(getattr(q, name), getattr(whole_q, name), rtol=1e-12)
+    z = theta[:, :, None] * x[:items] + x[items:]  # J x Q x I
+    p = special.expit(z)
+    log_joint = (
+        np.einsum("ji,jqi->jq", k, special.log_expit(z))
+        + np.einsum("ji,jqi->jq", n - k, special.log_expit(-z))
+        + log_weights
+    )
+    np.testing.assert_allclose(
+        q.log_marginal, special.logsumexp(log_joint, axis=1), rtol=1e-9, atol=1e-9
+    )
     mean_a, mean_d = irt._mean_scores(q, n, k)
-    residual = k[:, None, :] - n[:, None, :] * q.p  # J x Q x I
+    residual = k[:, None, :] - n[:, None, :] * p  # J x Q x I
     score = np.concatenate(
         [q.theta[:, :, None] * residual - mean_a[:, None, :], residual - mean_d[:, None, :]],
         axis=2,
     )
     columns = np.concatenate([kept, kept])
     whole = (score * np.sqrt(q.posterior)[:, :, None]).reshape(-1, 2 * items)[:, columns]
-    variance = q.p * (1 - q.p) * n[:, None, :]
+    variance = p * (1 - p) * n[:, None, :]
     complete = [
         np.einsum("jq,jqi->i", q.posterior * q.theta**power, variance)[kept] for power in (2, 1, 0)
     ]

@@ -32,7 +32,8 @@ rounding, so V'V costs a quarter of the products. With few agents and many chall
 (40 x 2,000: 4,000 parameters, under 200 rows) the systems and the inverse go through the
 Woodbury identity on those rows, never a 4,000 x 4,000 factorisation.
 The steps start where narrow posteriors make the problem nearly separable: rounds of
-per-agent modes and per-item logistic regressions on them. Should those steps not reach
+per-agent modes and per-item logistic regressions on them, the modes first standardised to
+the N(0, 1) population (without it the rounds drift in scale and the steps start farther). Should those steps not reach
 a zero gradient, L-BFGS-B on the shared grid gives the Newton steps their start instead.
 
 Standard errors: the observed information of the marginal likelihood by Louis' (1982)
@@ -49,7 +50,7 @@ attempted, have no finite estimates: they are reported 'not_estimable' and left 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -91,7 +92,8 @@ MODE_TOLERANCE = 1e-10
 GRADIENT_TOLERANCE = 1e-3
 # Where every posterior is narrower than the shared grid resolves, abilities are nearly
 # known given the items and vice versa: a few rounds of modes then per-item logistic fits
-# give the Newton steps their start (the marginal optimum is then a few steps away).
+# (on the modes put on the N(0, 1) scale, see `standardised`) give the Newton steps their
+# start (the marginal optimum is then a few steps away).
 START_ROUNDS = 4
 ITEM_START_ITERATIONS = 25
 START_BOUND = (DISCRIMINATION_BOUND / 2, INTERCEPT_BOUND / 2)
@@ -174,18 +176,53 @@ def _log_expit_inplace(z: FloatArray, scratch: FloatArray) -> FloatArray:
     return z
 
 
+def _expit_inplace(z: FloatArray) -> FloatArray:
+    """z := expit(z) = 1 / (1 + exp(-z)) (a few ulps; about half the time of
+    scipy.special.expit on large arrays)."""
+    np.negative(z, out=z)
+    with np.errstate(over="ignore"):  # exp(-z) = inf where z < -709: expit 0
+        np.exp(z, out=z)
+    z += 1.0
+    return np.reciprocal(z, out=z)
+
+
 @dataclass(frozen=True)
 class _Posterior:
-    """Quadrature of one parameter vector: per-agent marginal log likelihoods (J), grid
-    posteriors (J x Q), pass probabilities (J x Q x I) and the posterior moments the
-    gradient needs: E_j[p_i] and E_j[theta p_i] (J x I)."""
+    """Quadrature of one parameter vector (a, d): per-agent grids `theta` (J x Q), marginal
+    log likelihoods (J), grid posteriors (J x Q) and the posterior moments the gradient
+    needs: E_j[p_i] and E_j[theta p_i] (J x I). The pass probabilities (J x Q x I) are not
+    kept: `probabilities` forms them again a block of agents at a time (hundreds of MB
+    as a whole, fresh memory the kernel would have to map at every evaluation)."""
 
+    a: FloatArray
+    d: FloatArray
     log_marginal: FloatArray
     posterior: FloatArray
     theta: FloatArray
-    p: FloatArray
     mean_p: FloatArray
     mean_theta_p: FloatArray
+
+    def probabilities(
+        self, agents: slice, items: npt.NDArray[np.bool_] | None, out: FloatArray
+    ) -> FloatArray:
+        """p = expit(a theta + d) of `agents` x grid x `items` (a mask, None for all), into
+        the start of `out`."""
+        a, d = (self.a, self.d) if items is None else (self.a[items], self.d[items])
+        theta = self.theta[agents]
+        shape = (theta.shape[0], theta.shape[1], a.size)
+        p = out.reshape(-1)[: shape[0] * shape[1] * shape[2]].reshape(shape)
+        np.multiply(theta[:, :, None], a, out=p)
+        p += d
+        return _expit_inplace(p)
+
+
+def _log_probabilities(
+    theta: FloatArray, a: FloatArray, d: FloatArray, out: FloatArray, scratch: FloatArray
+) -> FloatArray:
+    """log p = log expit(a theta + d) of agents x grid (`theta`) x items, into `out`."""
+    np.multiply(theta[:, :, None], a, out=out)
+    out += d
+    return _log_expit_inplace(out, scratch=scratch)
 
 
 def _posterior(
@@ -196,34 +233,37 @@ def _posterior(
     theta: FloatArray,
     log_weights: FloatArray,
 ) -> _Posterior:
-    """Integrate every agent's likelihood over its grid (shared (Q,) or per agent (J, Q))."""
+    """Integrate every agent's likelihood over its grid (shared (Q,) or per agent (J, Q)).
+
+    The agents are independent given (a, d): each block of agents is integrated from log p
+    to its posterior moments in two buffers of BLOCK_BYTES, which stay in cache."""
     theta, log_weights = _agent_grids(theta, log_weights, trials.shape[0])
-    # k log p + (n - k) log(1 - p) with log(1 - p) = log p - z: n log p - (n - k) z, whose
-    # second term sums over the items before the grid (z is linear in theta). log p is
-    # formed a block of agents at a time in one buffer; p (J x Q x I) is kept.
     agents, points = theta.shape
-    p = np.empty((agents, points, a.size))
-    trials_log_p = np.empty(theta.shape)
-    buffer = np.empty((min(_block_size(points, a.size), agents), points, a.size))
-    for block in _agent_blocks(theta.shape, a.size):
-        log_p = np.multiply(theta[block][:, :, None], a, out=buffer[: p[block].shape[0]])
-        log_p += d  # z = a theta + d, then log expit(z) in place
-        _log_expit_inplace(log_p, scratch=p[block])
-        trials_log_p[block] = np.einsum("ji,jqi->jq", trials[block], log_p)
-        np.exp(log_p, out=p[block])
+    # k log p + (n - k) log(1 - p) with log(1 - p) = log p - z: n log p - (n - k) z, whose
+    # second term sums over the items before the grid (z is linear in theta).
     failures = trials - successes
-    log_joint = (
-        trials_log_p - (theta * (failures @ a)[:, None] + (failures @ d)[:, None]) + log_weights
-    )
-    log_marginal = special.logsumexp(log_joint, axis=1)
-    posterior = np.exp(log_joint - log_marginal[:, None])
+    linear = theta * (failures @ a)[:, None] + (failures @ d)[:, None] - log_weights
+    log_marginal, posterior = np.empty(agents), np.empty((agents, points))
+    mean_p, mean_theta_p = np.empty((agents, a.size)), np.empty((agents, a.size))
+    block_agents = min(_block_size(points, a.size), agents)
+    buffer, scratch = np.empty((2, block_agents, points, a.size))
+    for block in _agent_blocks(theta.shape, a.size):
+        size = theta[block].shape[0]
+        log_p = _log_probabilities(theta[block], a, d, buffer[:size], scratch[:size])
+        log_joint = np.einsum("ji,jqi->jq", trials[block], log_p) - linear[block]
+        log_marginal[block] = special.logsumexp(log_joint, axis=1)
+        posterior[block] = np.exp(log_joint - log_marginal[block][:, None])
+        p = np.exp(log_p, out=log_p)
+        mean_p[block] = np.einsum("jq,jqi->ji", posterior[block], p)
+        mean_theta_p[block] = np.einsum("jq,jqi->ji", posterior[block] * theta[block], p)
     return _Posterior(
+        a=a,
+        d=d,
         log_marginal=log_marginal,
         posterior=posterior,
         theta=theta,
-        p=p,
-        mean_p=np.einsum("jq,jqi->ji", posterior, p),
-        mean_theta_p=np.einsum("jq,jqi->ji", posterior * theta, p),
+        mean_p=mean_p,
+        mean_theta_p=mean_theta_p,
     )
 
 
@@ -308,74 +348,32 @@ class _Information:
     C is the complete-data information, one 2 x 2 block (a_i, d_i) per item: `aa`, `ad`,
     `dd` (I each). V has one row per (agent, grid point) with posterior mass w:
     sqrt(w) (s - E_j[s]), the agent's score s = (theta r, r) about its posterior mean, so
-    V'V = sum_j Var_j[s] is the missing information. V is formed from the quadrature `q` a
-    block of agents at a time (`items`: the items kept, None for all) and kept as `centred`
-    (R x 2I), each agent's rows reduced to the fewer ones with the same V_j'V_j.
-    Few rows against many items (a handful of agents, thousands of challenges) make H a
-    block diagonal minus a low-rank term: its systems are solved through the R x R matrix
-    I - V C^-1 V' (Woodbury), never forming the 2I x 2I matrix.
+    V'V = sum_j Var_j[s] is the missing information. V is kept as `pieces`, one per block
+    of agents (R_b x 2I), each agent's rows reduced to the fewer ones with the same V_j'V_j
+    (see `_information`). Few rows against many items (a handful of agents, thousands of
+    challenges) make H a block diagonal minus a low-rank term: its systems are solved
+    through the R x R matrix I - V C^-1 V' (Woodbury), never forming the 2I x 2I matrix.
     """
 
     aa: FloatArray
     ad: FloatArray
     dd: FloatArray
-    q: _Posterior
-    trials: FloatArray
-    successes: FloatArray
-    mean_scores: tuple[FloatArray, FloatArray]  # _mean_scores(q, trials, successes)
-    items: npt.NDArray[np.bool_] | None = None
+    pieces: tuple[FloatArray, ...]
+
+    @property
+    def rows(self) -> int:
+        """R, the rows of V."""
+        return sum(piece.shape[0] for piece in self.pieces)
 
     @property
     def low_rank(self) -> bool:
         """Whether the Woodbury form is the cheaper one (fewer rows than parameters)."""
-        return bool(self.centred.shape[0] < self.centred.shape[1])
-
-    def restricted(self, items: npt.NDArray[np.bool_]) -> _Information:
-        """The information of the parameters of `items` (a mask over the items) alone."""
-        if items.all():
-            return self
-        kept = items.copy()
-        if self.items is not None:
-            kept = self.items.copy()
-            kept[self.items] = items
-        return replace(self, aa=self.aa[items], ad=self.ad[items], dd=self.dd[items], items=kept)
-
-    def _rows(self, agents: slice, buffer: FloatArray | None = None) -> FloatArray:
-        """The rows of V of `agents` (block x Q x 2I; into the start of `buffer` if given)."""
-        q, columns = self.q, (slice(None) if self.items is None else self.items)
-        p = q.p[agents][:, :, columns]
-        trials, successes = self.trials[agents][:, columns], self.successes[agents][:, columns]
-        mean_a, mean_d = (mean[agents][:, columns] for mean in self.mean_scores)
-        items = trials.shape[1]
-        shape = (p.shape[0], p.shape[1], 2 * items)
-        out = np.empty(shape) if buffer is None else buffer[: shape[0]]
-        score_a, score_d = out[:, :, :items], out[:, :, items:]
-        np.multiply(trials[:, None, :], p, out=score_d)
-        np.subtract(successes[:, None, :], score_d, out=score_d)  # r
-        np.multiply(q.theta[agents][:, :, None], score_d, out=score_a)  # theta r
-        score_a -= mean_a[:, None, :]
-        score_d -= mean_d[:, None, :]
-        out *= np.sqrt(q.posterior[agents])[:, :, None]
-        return out
+        return self.rows < 2 * self.aa.size
 
     @cached_property
     def centred(self) -> FloatArray:
-        """A V (R x 2I) of this V'V, each agent's Q rows V_j replaced by the fewer rows its
-        V_j'V_j needs. With V_j V_j' = U diag(lam) U' (Q x Q), the rows of U'V_j are
-        orthogonal with norms sqrt(lam) and give the same V_j'V_j; those with lam below
-        COMPRESSION_TOLERANCE x the agent's largest are left out (V_j'V_j then changes by
-        rounding). Narrow posteriors (thousands of attempts per agent) keep 3 to 6 of 21."""
-        width = 2 * self.aa.size
-        pieces = [np.zeros((0, width))]
-        buffer: FloatArray | None = None
-        for block in _agent_blocks(self.q.posterior.shape, width):
-            rows = self._rows(block, buffer)
-            buffer = rows if buffer is None else buffer
-            lam, vectors = np.linalg.eigh(rows @ rows.transpose(0, 2, 1))  # ascending
-            kept = int((lam > COMPRESSION_TOLERANCE * lam[:, -1:]).sum(axis=1).max())
-            basis = vectors[:, :, lam.shape[1] - kept :].transpose(0, 2, 1)  # b x kept x Q
-            pieces.append((basis @ rows).reshape(basis.shape[0] * kept, width))
-        return np.concatenate(pieces)
+        """V (R x 2I) as one matrix."""
+        return np.concatenate([np.zeros((0, 2 * self.aa.size)), *self.pieces])
 
     def dense(self) -> FloatArray:
         """H as a 2I x 2I matrix, rows and columns a_1..a_I, d_1..d_I (formed once: the
@@ -384,9 +382,15 @@ class _Information:
 
     @cached_property
     def _dense(self) -> FloatArray:
-        # -V'V by a symmetric rank-k update (half the products of V.T @ V), its upper
-        # triangle; V.T is V's memory in Fortran order, as BLAS reads it: nothing is copied.
-        information = linalg.blas.dsyrk(-1.0, self.centred.T, trans=0)
+        # -V'V by symmetric rank-k updates (half the products of V.T @ V), one per piece,
+        # into the upper triangle; piece.T is the piece's memory in Fortran order, as BLAS
+        # reads it: nothing is copied.
+        width = 2 * self.aa.size
+        information = np.zeros((width, width), order="F")
+        for piece in self.pieces:
+            information = linalg.blas.dsyrk(
+                -1.0, piece.T, beta=1.0, c=information, trans=0, overwrite_c=True
+            )
         return _add_blocks(_mirrored(information, lower=False), self.aa, self.ad, self.dd)
 
     @cached_property
@@ -536,22 +540,62 @@ def _agent_blocks(shape: tuple[int, ...], width: int) -> Iterator[slice]:
     return (slice(start, start + size) for start in range(0, agents, size))
 
 
-def _information(q: _Posterior, trials: FloatArray, successes: FloatArray) -> _Information:
-    """The observed information at the parameters of the quadrature `q`, in factors."""
-    # Complete-data information, item-diagonal blocks:
-    # sum_j n_ji E_j[p (1 - p) (theta^2, theta, 1)], a block of agents at a time.
+def _information(
+    q: _Posterior,
+    trials: FloatArray,
+    successes: FloatArray,
+    items: npt.NDArray[np.bool_] | None = None,
+) -> _Information:
+    """The observed information of the parameters of `items` (a mask, None for all) at the
+    parameters of the quadrature `q`, in factors, one pass over blocks of agents.
+
+    Complete-data information, item-diagonal blocks: sum_j n_ji E_j[p (1 - p) (theta^2,
+    theta, 1)]. Missing information: sum_j Var_j[s], s = (theta r, r), r_i = k_ji - n_ji p_i,
+    as the rows of V. An agent's Q rows V_j are replaced by the fewer rows its V_j'V_j
+    needs: with V_j V_j' = U diag(lam) U' (Q x Q), the rows of U'V_j are orthogonal with
+    norms sqrt(lam) and give the same V_j'V_j; those with lam below COMPRESSION_TOLERANCE x
+    the agent's largest are left out (V_j'V_j then changes by rounding). Narrow posteriors
+    (thousands of attempts per agent) keep 3 to 6 of 21."""
+    if items is not None and items.all():
+        items = None
+    columns = slice(None) if items is None else items
+    mean_a, mean_d = (mean[:, columns] for mean in _mean_scores(q, trials, successes))
+    trials, successes = trials[:, columns], successes[:, columns]
+    agents, points = q.posterior.shape
+    width = 2 * trials.shape[1]
     moments = np.zeros((3, trials.shape[1]))
-    for block in _agent_blocks(q.posterior.shape, trials.shape[1]):
-        variance = np.subtract(1.0, q.p[block])  # p (1 - p): block x Q x I
-        variance *= q.p[block]
+    pieces = []
+    # p and the rows of a block: buffers of about BLOCK_BYTES / 2 and BLOCK_BYTES
+    block_agents = min(_block_size(points, width), agents)
+    p_buffer, buffer = (
+        np.empty(block_agents * points * width // 2),
+        np.empty((block_agents, points, width)),
+    )
+    for block in _agent_blocks(q.posterior.shape, width):
+        p = q.probabilities(block, items, out=p_buffer)
         posterior, theta = q.posterior[block], q.theta[block]
+        scores = buffer[: p.shape[0]]  # s - E_j[s]; the rows of V are sqrt(w) times them
+        score_a, score_d = scores[:, :, : width // 2], scores[:, :, width // 2 :]
+        np.subtract(1.0, p, out=score_d)  # p (1 - p), then the moments, then r
+        score_d *= p
         weights = np.stack([posterior * theta**2, posterior * theta, posterior], axis=1)
-        moments += np.einsum("ji,jmi->mi", trials[block], weights @ variance)
-    # Missing information: sum_j Var_j[s], s = (theta r, r), r_i = k_ji - n_ji p_i: its
-    # rows of V are formed when the information is used.
-    mean_scores = _mean_scores(q, trials, successes)
+        moments += np.einsum("ji,jmi->mi", trials[block], weights @ score_d)
+        np.multiply(trials[block][:, None, :], p, out=score_d)
+        np.subtract(successes[block][:, None, :], score_d, out=score_d)  # r
+        np.multiply(theta[:, :, None], score_d, out=score_a)  # theta r
+        score_a -= mean_a[block][:, None, :]
+        score_d -= mean_d[block][:, None, :]
+        # V_j V_j' = D S S' D with D = diag(sqrt(w)): the scaling goes on the Q x Q Gram
+        # matrix and on the basis, never on the rows
+        root = np.sqrt(posterior)
+        gram = scores @ scores.transpose(0, 2, 1)
+        gram *= root[:, :, None] * root[:, None, :]
+        lam, vectors = np.linalg.eigh(gram)  # ascending
+        kept = int((lam > COMPRESSION_TOLERANCE * lam[:, -1:]).sum(axis=1).max())
+        basis = vectors[:, :, points - kept :].transpose(0, 2, 1) * root[:, None, :]
+        pieces.append((basis @ scores).reshape(basis.shape[0] * kept, width))
     aa, ad, dd = moments
-    return _Information(aa, ad, dd, q, trials, successes, mean_scores)
+    return _Information(aa, ad, dd, tuple(pieces))
 
 
 def observed_information(
@@ -580,11 +624,13 @@ def _dense_counts(
     items: int,
 ) -> tuple[FloatArray, FloatArray]:
     """Agents x items matrices of trials and successes (duplicate cells summed)."""
-    trial_matrix = np.zeros((agents, items))
-    success_matrix = np.zeros((agents, items))
-    np.add.at(trial_matrix, (agent_codes, item_codes), trials)
-    np.add.at(success_matrix, (agent_codes, item_codes), successes)
-    return trial_matrix, success_matrix
+    cells = agent_codes * items + item_codes
+
+    def summed(counts: IntArray) -> FloatArray:
+        matrix = np.bincount(cells, weights=counts, minlength=agents * items)  # float64
+        return np.asarray(matrix, dtype=np.float64).reshape(agents, items)
+
+    return summed(trials), summed(successes)
 
 
 def posterior_modes(
@@ -596,17 +642,48 @@ def posterior_modes(
     concave in theta and the N(0, 1) prior adds curvature 1, so it converges from any start.
     """
     theta = start.copy()
+    success_slope, a_squared = successes @ a, a**2
     for _ in range(MODE_ITERATIONS):
-        p = special.expit(np.outer(theta, a) + d)
-        slope = (successes - trials * p) @ a - theta
-        curvature = (trials * p * (1 - p)) @ a**2 + 1
+        slope, curvature = _mode_derivatives(theta, a, d, trials, success_slope, a_squared)
         step = np.clip(slope / curvature, -1.0, 1.0)
         theta += step
         if float(np.max(np.abs(step), initial=0.0)) < MODE_TOLERANCE:
             break
-    p = special.expit(np.outer(theta, a) + d)
-    curvature = (trials * p * (1 - p)) @ a**2 + 1
+    _, curvature = _mode_derivatives(theta, a, d, trials, success_slope, a_squared)
     return theta, np.asarray(1 / np.sqrt(curvature), dtype=np.float64)
+
+
+def _mode_derivatives(
+    theta: FloatArray,
+    a: FloatArray,
+    d: FloatArray,
+    trials: FloatArray,
+    success_slope: FloatArray,
+    a_squared: FloatArray,
+) -> tuple[FloatArray, FloatArray]:
+    """The slope sum_i a_i (k_ji - n_ji p_ji) - theta_j and curvature sum_i a_i^2 n_ji p_ji
+    (1 - p_ji) + 1 of every agent's log posterior at `theta` (success_slope = k a)."""
+    p = np.multiply.outer(theta, a)
+    p += d
+    _expit_inplace(p)
+    expected = trials * p  # n p
+    slope = success_slope - expected @ a - theta
+    p *= expected  # n p^2
+    np.subtract(expected, p, out=expected)  # n p (1 - p)
+    return slope, expected @ a_squared + 1
+
+
+def standardised(mode: FloatArray, scale: FloatArray) -> FloatArray:
+    """Posterior modes moved and scaled onto the N(0, 1) population that identifies the
+    model: mean 0, and the modes and their Laplace SDs (`scale`) divided by one factor c
+    that makes mean(mode^2) + mean(SD^2) = 1 (the law of total variance, Var(theta) =
+    Var(E[theta | data]) + E[Var(theta | data)]). Item fits on the raw modes drift in
+    location and scale from round to round (the modes' variance was 1.18 after four rounds
+    at 5,000 agents x 281 challenges, and the first Newton decrement 58 against 1.1 from
+    standardised ones)."""
+    centred = mode - mode.mean()
+    standardised_modes: FloatArray = centred / np.sqrt(np.mean(centred**2) + np.mean(scale**2))
+    return standardised_modes
 
 
 def item_fits_given_abilities(
@@ -621,9 +698,13 @@ def item_fits_given_abilities(
     items = trials.shape[1]
     a, d = start[:items].copy(), start[items:].copy()
     for _ in range(ITEM_START_ITERATIONS):
-        p = special.expit(np.outer(theta, a) + d)
-        residual = successes - trials * p
-        weight = trials * p * (1 - p)
+        p = np.multiply.outer(theta, a)
+        p += d
+        _expit_inplace(p)
+        weight = trials * p  # n p
+        residual = successes - weight
+        p *= weight  # n p^2
+        np.subtract(weight, p, out=weight)  # n p (1 - p)
         g_a, g_d = theta @ residual, residual.sum(axis=0)
         h_aa, h_ad, h_dd = (theta**2) @ weight, theta @ weight, weight.sum(axis=0)
         determinant = h_aa * h_dd - h_ad**2
@@ -731,6 +812,8 @@ def _adaptive_newton(
     use the exact (Louis) Hessian with halving until the objective falls. Items at a bound
     stay there. The steps stop after a step whose Newton decrement is rounding, or where
     the next one would move every parameter by less than NEWTON_TOLERANCE: that point is
+    stay there. The steps stop after a step whose Newton decrement is rounding, or where
+    the next one would move every parameter by less than NEWTON_TOLERANCE: that point is
     the optimum, and the information formed for the step is its own.
     """
     items = trials.shape[1]
@@ -752,7 +835,7 @@ def _adaptive_newton(
         free = np.concatenate([interior, interior])
         if not free.any():
             break
-        information = _information(q, trials, successes).restricted(interior)
+        information = _information(q, trials, successes, interior)
         step = _newton_step(information, gradient[free])
         decrement = float(gradient[free] @ step)
         if float(np.max(np.abs(step))) < NEWTON_TOLERANCE:
@@ -783,6 +866,16 @@ def _clipped(parameters: FloatArray, free: npt.NDArray[np.bool_], step: FloatArr
     moved[:items] = np.clip(moved[:items], -DISCRIMINATION_BOUND, DISCRIMINATION_BOUND)
     moved[items:] = np.clip(moved[items:], -INTERCEPT_BOUND, INTERCEPT_BOUND)
     return moved
+
+
+def _scattered(matrix: FloatArray, kept: npt.NDArray[np.bool_]) -> FloatArray:
+    """`matrix` (kept x kept) in the rows and columns `kept` of a NaN matrix, or `matrix`
+    itself where every one is kept (at thousands of challenges a copy is hundreds of MB)."""
+    if kept.all():
+        return matrix
+    scattered = np.full((kept.size, kept.size), np.nan)
+    scattered[np.ix_(kept, kept)] = matrix
+    return scattered
 
 
 def _at_bound(parameters: FloatArray, items: int) -> npt.NDArray[np.bool_]:
@@ -926,7 +1019,7 @@ class _Fit:
         if not _shared_grid_resolves(scale):
             rounds = start
             for _ in range(START_ROUNDS):
-                rounds = item_fits_given_abilities(mode, n, k, rounds)
+                rounds = item_fits_given_abilities(standardised(mode, scale), n, k, rounds)
                 mode, scale = posterior_modes(rounds[:free], rounds[free:], n, k, mode)
             if not _shared_grid_resolves(scale):
                 optimum = _adaptive_newton(rounds, n, k, mode)
@@ -975,7 +1068,7 @@ class _Fit:
         at_bound = _at_bound(parameters, free)
         information = optimum.information
         if information is None:
-            information = _information(q, n, k).restricted(~at_bound)
+            information = _information(q, n, k, ~at_bound)
         try:
             parts = information.covariance_parts()
         except linalg.LinAlgError:
@@ -990,8 +1083,7 @@ class _Fit:
         sign = 1.0 if float(n.sum(axis=0) @ a) >= 0 else -1.0
         a *= sign
         inside = ~at_bound
-        a_covariance = np.full((free, free), np.nan)
-        a_covariance[np.ix_(inside, inside)] = parts.discrimination
+        a_covariance = _scattered(parts.discrimination, inside)
         var_a, var_d, cov_ad = np.full(free, np.nan), np.full(free, np.nan), np.full(free, np.nan)
         var_a[inside] = np.diag(parts.discrimination)
         var_d[inside] = parts.intercept_variance
@@ -1055,13 +1147,15 @@ class _Fit:
         """Scatter the fitted parameters back to every item and agent (NaN where not fitted)."""
         item_values = {name: self.nan_items.copy() for name in ("a", "a_se", "d", "b", "b_se")}
         agent_values = {name: self.nan_agents.copy() for name in ("ability", "ability_se")}
-        covariance = np.full((self.items, self.items), np.nan)
+        covariance = _scattered(
+            np.zeros((0, 0)) if estimates is None else estimates["a_covariance"],
+            self.free_items if estimates is not None else np.zeros(self.items, dtype=bool),
+        )
         if estimates is not None:
             for name in item_values:
                 item_values[name][self.free_items] = estimates[name]
             for name in agent_values:
                 agent_values[name][self.agent_in_fit] = estimates[name]
-            covariance[np.ix_(self.free_items, self.free_items)] = estimates["a_covariance"]
             boundary = item_status == STATUS_BOUNDARY
             for name in ("a_se", "b_se"):
                 item_values[name][boundary] = np.nan
