@@ -30,7 +30,18 @@ from challenge_fairness.detectors import irt  # noqa: E402
 
 ATTEMPTS = 10_000_000
 BUDGET_SECONDS = 3.0
-DEFAULT_SHAPES = ("147x281", "1000x281", "2000x281", "40x2000", "147x1000", "500x1000")
+DEFAULT_SHAPES = (
+    "147x281",
+    "1000x281",
+    "2000x281",
+    "40x2000",
+    "147x1000",
+    "500x1000",
+    "5000x281",
+    "1000x1000",
+    "10000x100",
+    "200x5000",
+)
 
 
 def simulate(agents: int, challenges: int, seed: int) -> tuple[np.ndarray, ...]:
