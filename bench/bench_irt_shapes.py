@@ -6,7 +6,8 @@ cell per pair; what sets it is the shape: agents x challenges and the attempts p
 (10M / cells). This script simulates 2PL pass counts for each shape (abilities N(0, 1),
 discriminations U(0.5, 2), difficulties N(0, 1), every agent on every challenge), fits them
 and prints the seconds of the fit, the ratio to the 3 s budget, and how the fit ended.
-BLAS runs on one thread, as in a build (the plugin limits it: DuckDB has the cores).
+BLAS runs on one thread and numpy asks for no transparent huge pages, as in a build (the
+plugin's `limit_native_resources`).
 
 Usage::
 
@@ -22,11 +23,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python_udfs"))
 
 from challenge_fairness.detectors import irt  # noqa: E402
+from challenge_fairness.plugin import limit_native_resources  # noqa: E402
 
 ATTEMPTS = 10_000_000
 BUDGET_SECONDS = 3.0
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shape", action="append", help="agents x challenges, e.g. 147x281")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    threadpool_limits(limits=1, user_api="blas")  # as the plugin does in a build
+    limit_native_resources()  # as the plugin does in a build
     print(f"{'shape':>10} {'per cell':>8} {'fit s':>7} {'/ 3 s':>6}  how it ended")
     for shape in args.shape or DEFAULT_SHAPES:
         agents, challenges = (int(part) for part in shape.split("x"))

@@ -210,48 +210,52 @@ def few_agents_information(
     agents=st.integers(4, 6),
     items=st.integers(64, 90),
     spread=st.sampled_from([None, 0.3, 1.0]),
+    items_per_block=st.sampled_from([1, 7, 256]),
 )
 @settings(max_examples=30, deadline=None)
 def test_woodbury_form_gives_the_dense_information_steps_and_covariance(
-    seed: int, agents: int, items: int, spread: float | None
+    seed: int, agents: int, items: int, spread: float | None, items_per_block: int
 ) -> None:
     """Few agents, many items: H = C - V'V has fewer rows in V than parameters, and the
-    Newton step and the covariance come from the Woodbury form. They equal the dense ones
-    (H formed, Cholesky / inverse by numpy), indefinite H included."""
+    Newton step and the covariance come from the Woodbury form (its R x R matrix formed a
+    block of items at a time). They equal the dense ones (H formed, Cholesky / inverse by
+    numpy), indefinite H included."""
     information, gradient = few_agents_information(seed, agents, items, spread)
-    assert information.low_rank
-    hessian = information.dense()
-    np.testing.assert_allclose(information.diagonal(), np.diag(hessian), rtol=1e-9, atol=1e-9)
-    eigenvalues = np.linalg.eigvalsh(hessian)
-    # Steps: the damping ladder picks the first H + mu diag|H| that is positive definite;
-    # where one of them is within rounding of singular the two forms may pick neighbours.
-    scale = np.maximum(np.abs(np.diag(hessian)), 1e-12)
-    margins = [
-        float(np.linalg.eigvalsh(hessian + mu * np.diag(scale))[0]) / float(scale.max())
-        for mu in irt.DAMPING_LADDER
-    ]
-    ladder_is_clear = all(abs(margin) > 1e-9 for margin in margins)
-    if ladder_is_clear:
-        dense_step = irt._damped_newton_step(hessian, gradient)
-        step = irt._newton_step(information, gradient)
-        np.testing.assert_allclose(
-            step, dense_step, rtol=1e-6, atol=1e-9 * np.abs(dense_step).max()
-        )
-    # Covariance: H^-1 where H is positive definite, LinAlgError where it is not.
-    if eigenvalues[0] > 1e-9 * eigenvalues[-1]:
-        inverse = np.linalg.inv(hessian)
-        scale = 1e-9 * float(np.abs(inverse).max())
-        np.testing.assert_allclose(information.inverse(), inverse, rtol=1e-6, atol=scale)
-        parts, expected = information.covariance_parts(), irt._CovarianceParts.of(inverse)
-        for name in ("discrimination", "intercept_variance", "cross"):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(irt, "WOODBURY_ITEMS_PER_BLOCK", items_per_block)
+        assert information.low_rank
+        hessian = information.dense()
+        np.testing.assert_allclose(information.diagonal(), np.diag(hessian), rtol=1e-9, atol=1e-9)
+        eigenvalues = np.linalg.eigvalsh(hessian)
+        # Steps: the damping ladder picks the first H + mu diag|H| that is positive definite;
+        # where one of them is within rounding of singular the two forms may pick neighbours.
+        scale = np.maximum(np.abs(np.diag(hessian)), 1e-12)
+        margins = [
+            float(np.linalg.eigvalsh(hessian + mu * np.diag(scale))[0]) / float(scale.max())
+            for mu in irt.DAMPING_LADDER
+        ]
+        ladder_is_clear = all(abs(margin) > 1e-9 for margin in margins)
+        if ladder_is_clear:
+            dense_step = irt._damped_newton_step(hessian, gradient)
+            step = irt._newton_step(information, gradient)
             np.testing.assert_allclose(
-                getattr(parts, name), getattr(expected, name), rtol=1e-6, atol=scale
+                step, dense_step, rtol=1e-6, atol=1e-9 * np.abs(dense_step).max()
             )
-    elif eigenvalues[0] < -1e-9 * eigenvalues[-1]:
-        with pytest.raises(np.linalg.LinAlgError):
-            information.inverse()
-        with pytest.raises(np.linalg.LinAlgError):
-            information.covariance_parts()
+        # Covariance: H^-1 where H is positive definite, LinAlgError where it is not.
+        if eigenvalues[0] > 1e-9 * eigenvalues[-1]:
+            inverse = np.linalg.inv(hessian)
+            scale = 1e-9 * float(np.abs(inverse).max())
+            np.testing.assert_allclose(information.inverse(), inverse, rtol=1e-6, atol=scale)
+            parts, expected = information.covariance_parts(), irt._CovarianceParts.of(inverse)
+            for name in ("discrimination", "intercept_variance", "cross"):
+                np.testing.assert_allclose(
+                    getattr(parts, name), getattr(expected, name), rtol=1e-6, atol=scale
+                )
+        elif eigenvalues[0] < -1e-9 * eigenvalues[-1]:
+            with pytest.raises(np.linalg.LinAlgError):
+                information.inverse()
+            with pytest.raises(np.linalg.LinAlgError):
+                information.covariance_parts()
 
 
 def test_few_agents_on_many_challenges_fit_as_with_the_dense_information(

@@ -127,15 +127,23 @@ def test_cohens_d_udf_handles_null_moments(connection: duckdb.DuckDBPyConnection
     assert "fewer than two" in row[0]["reason"]
 
 
-def test_plugin_runs_blas_on_one_thread() -> None:
-    """BLAS threads would only spin against DuckDB's in a build (see the plugin's docstring)."""
+def test_plugin_runs_blas_on_one_thread_and_asks_for_no_huge_pages() -> None:
+    """BLAS threads would only spin against DuckDB's in a build, and huge page requests can
+    stall on the kernel's compaction (see the plugin's docstring)."""
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    with threadpool_limits(limits=2, user_api="blas"):
-        Plugin(name="challenge_fairness", plugin_config={})
-        blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
-        assert blas
-        assert [pool["num_threads"] for pool in blas] == [1] * len(blas)
+    multiarray = np._core.multiarray
+    before = multiarray._get_madvise_hugepage()
+    multiarray._set_madvise_hugepage(True)
+    try:
+        with threadpool_limits(limits=2, user_api="blas"):
+            Plugin(name="challenge_fairness", plugin_config={})
+            blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
+            assert blas
+            assert [pool["num_threads"] for pool in blas] == [1] * len(blas)
+        assert multiarray._get_madvise_hugepage() is False
+    finally:
+        multiarray._set_madvise_hugepage(before)
 
 
 @given(order=st.permutations(range(6)), seed=st.integers(0, 2**32 - 1))

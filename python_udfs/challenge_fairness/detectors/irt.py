@@ -348,6 +348,9 @@ COMPRESSION_TOLERANCE = 1e-15
 # at 10M attempts: 10,000 agents x 100 challenges 0.52 s against 0.88 s reduced, 5,000 x
 # 281 0.78 s against 0.91 s, 1,000 x 1,000 0.99 s against 0.60 s.
 COMPRESSION_MIN_PARAMETERS = 800
+# Items per block when the Woodbury form's R x R matrix is accumulated (R x 2 x this many
+# doubles at a time).
+WOODBURY_ITEMS_PER_BLOCK = 256
 
 
 @dataclass(frozen=True)
@@ -466,15 +469,24 @@ class _Information:
         if not (np.all(aa > 0) and np.all(determinant > 0)):
             raise linalg.LinAlgError("a block of the complete information is not positive definite")
         block_inverse = (dd / determinant, -self.ad / determinant, aa / determinant)
-        v_a, v_d = self.centred[:, :items], self.centred[:, items:]
-        projected = np.hstack(
-            [
-                v_a * block_inverse[0] + v_d * block_inverse[1],
-                v_a * block_inverse[1] + v_d * block_inverse[2],
-            ]
-        )  # P = V C^-1 (R x 2I)
-        capacitance = np.eye(v_a.shape[0]) - projected @ self.centred.T
-        return _Woodbury(block_inverse, projected, linalg.cholesky(capacitance, lower=True))
+        # C^-1 = M M' with M each block's lower Cholesky factor, so V C^-1 V' = X X' with
+        # X = V M: K = I - X X' by symmetric rank-k updates a block of items at a time,
+        # never the R x 2I matrix V C^-1 (fresh memory at every step)
+        inv_aa, inv_ad, inv_dd = block_inverse
+        m11 = np.sqrt(inv_aa)
+        m21 = inv_ad / m11
+        m22 = np.sqrt(inv_dd - m21**2)
+        rows = self.centred
+        capacitance = np.asfortranarray(np.eye(rows.shape[0]))
+        for start in range(0, items, WOODBURY_ITEMS_PER_BLOCK):
+            block = slice(start, start + WOODBURY_ITEMS_PER_BLOCK)
+            v_a, v_d = rows[:, :items][:, block], rows[:, items:][:, block]
+            x = np.hstack([v_a * m11[block] + v_d * m21[block], v_d * m22[block]])
+            capacitance = linalg.blas.dsyrk(
+                -1.0, x.T, beta=1.0, c=capacitance, trans=1, overwrite_c=True
+            )
+        capacitance = _mirrored(capacitance, lower=False)
+        return _Woodbury(block_inverse, rows, linalg.cholesky(capacitance, lower=True))
 
 
 @dataclass(frozen=True)
@@ -482,7 +494,7 @@ class _Woodbury:
     """H^-1 = C^-1 + P' K^-1 P with P = V C^-1 and K = I - P V' = L L'."""
 
     block_inverse: tuple[FloatArray, FloatArray, FloatArray]  # C^-1 blocks: aa, ad, dd
-    projected: FloatArray
+    rows: FloatArray  # V
     lower: FloatArray
 
     def _block_product(self, vector: FloatArray) -> FloatArray:
@@ -492,9 +504,10 @@ class _Woodbury:
         return np.concatenate([inv_aa * v_a + inv_ad * v_d, inv_ad * v_a + inv_dd * v_d])
 
     def solve(self, vector: FloatArray) -> FloatArray:
-        """H^-1 vector."""
-        low_rank = linalg.cho_solve((self.lower, True), self.projected @ vector)
-        solved: FloatArray = self._block_product(vector) + self.projected.T @ low_rank
+        """H^-1 vector: P vector = V (C^-1 vector) and P' y = C^-1 (V' y), P never formed."""
+        block_solved = self._block_product(vector)
+        low_rank = linalg.cho_solve((self.lower, True), self.rows @ block_solved)
+        solved: FloatArray = block_solved + self._block_product(self.rows.T @ low_rank)
         return solved
 
     def inverse(self) -> FloatArray:
@@ -503,8 +516,23 @@ class _Woodbury:
         return _add_blocks(whitened.T @ whitened, *self.block_inverse)
 
     def _whitened(self) -> FloatArray:
-        """L^-1 P: H^-1 = C^-1 + (L^-1 P)' (L^-1 P)."""
-        whitened: FloatArray = linalg.solve_triangular(self.lower, self.projected, lower=True)
+        """L^-1 P: H^-1 = C^-1 + (L^-1 P)' (L^-1 P). P = V C^-1 is formed in one array, a
+        block of items at a time (R x 2I is tens of MB at thousands of challenges: each
+        temporary of its size would be fresh memory), then solved in place."""
+        inv_aa, inv_ad, inv_dd = self.block_inverse
+        items = inv_aa.size
+        v_a, v_d = self.rows[:, :items], self.rows[:, items:]
+        projected = np.empty((self.rows.shape[0], 2 * items), order="F")
+        p_a, p_d = projected[:, :items], projected[:, items:]
+        for start in range(0, items, WOODBURY_ITEMS_PER_BLOCK):
+            block = slice(start, start + WOODBURY_ITEMS_PER_BLOCK)
+            np.multiply(v_a[:, block], inv_aa[block], out=p_a[:, block])
+            p_a[:, block] += v_d[:, block] * inv_ad[block]
+            np.multiply(v_a[:, block], inv_ad[block], out=p_d[:, block])
+            p_d[:, block] += v_d[:, block] * inv_dd[block]
+        whitened: FloatArray = linalg.solve_triangular(
+            self.lower, projected, lower=True, overwrite_b=True
+        )
         return whitened
 
     def covariance_parts(self) -> _CovarianceParts:
