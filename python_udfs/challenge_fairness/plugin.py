@@ -8,11 +8,10 @@ so BLAS threads only spin against them. On the 2PL IRT fit of 10M attempts' coun
 load 10 on 2 cores, that is 2.6 s of CPU instead of 10.6 s.
 
 It also stops numpy from asking the kernel for transparent huge pages (madvise) on its
-large arrays. Where the kernel compacts memory on such a request (THP defrag 'madvise',
-the default of many distributions and VMs), a fresh array of tens of MB can stall for
-hundreds of ms while the kernel moves pages: the IRT fit at 200 agents x 5,000 challenges
-took 5.8 to 6.2 s with huge pages and 2.6 to 2.7 s without (2 cores, 24 GB, one run each
-alternating). Ordinary pages cost nothing comparable on arrays of this size.
+large arrays. Where the kernel compacts memory to serve such a request (THP defrag
+'madvise', the kernel's default), a fresh array of tens of MB can stall for hundreds of ms
+while pages move: the IRT fit at 200 agents x 5,000 challenges took 5.8 and 6.2 s with
+huge pages and 2.6 and 2.7 s without (2 cores, 24 GB, two runs each, alternating).
 
 Under a small memory cap it gives DuckDB fewer threads (fit_threads_to_memory_limit): a
 build is then slower, not failing.
