@@ -398,12 +398,13 @@ class _Information:
     def _dense(self) -> FloatArray:
         # -V'V by symmetric rank-k updates (half the products of V.T @ V), one per piece,
         # into the upper triangle; piece.T is the piece's memory in Fortran order, as BLAS
-        # reads it: nothing is copied. Where the rows were not kept, -V'V is already formed.
+        # reads it: nothing is copied. Where the rows were not kept, -V'V is already formed
+        # (copied: H is formed in place, and below 800 parameters the copy is at most 5 MB).
         width = 2 * self.aa.size
         information: FloatArray = (
             np.zeros((width, width), order="F")
             if self.missing_upper is None
-            else self.missing_upper
+            else self.missing_upper.copy(order="F")
         )
         for piece in self.pieces:
             information = linalg.blas.dsyrk(
@@ -722,14 +723,21 @@ def _mode_derivatives(
 ) -> tuple[FloatArray, FloatArray]:
     """The slope sum_i a_i (k_ji - n_ji p_ji) - theta_j and curvature sum_i a_i^2 n_ji p_ji
     (1 - p_ji) + 1 of every agent's log posterior at `theta` (success_slope = k a)."""
+    expected, variance = _binomial_moments(theta, a, d, trials)
+    return success_slope - expected @ a - theta, variance @ a_squared + 1
+
+
+def _binomial_moments(
+    theta: FloatArray, a: FloatArray, d: FloatArray, trials: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """n p and n p (1 - p) (agents x items) with p = expit(a theta + d): the mean and the
+    variance of each cell's passes given the abilities `theta`."""
     p = np.multiply.outer(theta, a)
     p += d
     _expit_inplace(p)
     expected = trials * p  # n p
-    slope = success_slope - expected @ a - theta
     p *= expected  # n p^2
-    np.subtract(expected, p, out=expected)  # n p (1 - p)
-    return slope, expected @ a_squared + 1
+    return expected, np.subtract(expected, p, out=p)  # n p (1 - p)
 
 
 def standardised(mode: FloatArray, scale: FloatArray) -> FloatArray:
@@ -757,13 +765,8 @@ def item_fits_given_abilities(
     items = trials.shape[1]
     a, d = start[:items].copy(), start[items:].copy()
     for _ in range(ITEM_START_ITERATIONS):
-        p = np.multiply.outer(theta, a)
-        p += d
-        _expit_inplace(p)
-        weight = trials * p  # n p
-        residual = successes - weight
-        p *= weight  # n p^2
-        np.subtract(weight, p, out=weight)  # n p (1 - p)
+        expected, weight = _binomial_moments(theta, a, d, trials)
+        residual = successes - expected
         g_a, g_d = theta @ residual, residual.sum(axis=0)
         h_aa, h_ad, h_dd = (theta**2) @ weight, theta @ weight, weight.sum(axis=0)
         determinant = h_aa * h_dd - h_ad**2
@@ -869,8 +872,6 @@ def _adaptive_newton(
     Every evaluation places each agent's grid on its posterior mode under the parameters
     being evaluated, so the quadrature is accurate wherever the step goes, and the steps
     use the exact (Louis) Hessian with halving until the objective falls. Items at a bound
-    stay there. The steps stop after a step whose Newton decrement is rounding, or where
-    the next one would move every parameter by less than NEWTON_TOLERANCE: that point is
     stay there. The steps stop after a step whose Newton decrement is rounding, or where
     the next one would move every parameter by less than NEWTON_TOLERANCE: that point is
     the optimum, and the information formed for the step is its own.
@@ -1206,9 +1207,10 @@ class _Fit:
         """Scatter the fitted parameters back to every item and agent (NaN where not fitted)."""
         item_values = {name: self.nan_items.copy() for name in ("a", "a_se", "d", "b", "b_se")}
         agent_values = {name: self.nan_agents.copy() for name in ("ability", "ability_se")}
-        covariance = _scattered(
-            np.zeros((0, 0)) if estimates is None else estimates["a_covariance"],
-            self.free_items if estimates is not None else np.zeros(self.items, dtype=bool),
+        covariance = (
+            np.full((self.items, self.items), np.nan)
+            if estimates is None
+            else _scattered(estimates["a_covariance"], self.free_items)
         )
         if estimates is not None:
             for name in item_values:
