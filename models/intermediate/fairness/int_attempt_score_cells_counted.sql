@@ -98,7 +98,9 @@ counted as (
     group by {{ cell | join(', ') }}
 ),
 
-{# A row not clean now: kept one by one, so the next run knows it was not counted. #}
+{# A row not clean now: kept one by one, so the next run knows it was not counted. When
+   every row is counted, found by a join on the few rejected ones: a second reference to
+   `attempts` would materialise every attempt. #}
 rejected as (
     select
         source_row_number,
@@ -107,8 +109,16 @@ rejected as (
         {%- endfor %}
         0 as attempts,
         source_row_number as last_source_row_number
+    {%- if changed_rows_only %}
     from attempts
     where not is_clean
+    {%- else %}
+    from {{ ref('base_platform__attempts') }} as attempts
+    where
+        attempts.source_row_number in (
+            select rejected_attempts.source_row_number from rejected_attempts
+        )
+    {%- endif %}
 ),
 
 {% if changed_rows_only %}

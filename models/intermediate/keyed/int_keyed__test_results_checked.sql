@@ -222,14 +222,15 @@ counted as {{ materialized_cte() }} (
 ),
 
 {# A rejected row keeps its identity, read again from its raw row: few rows, which the
-   scan skips to (none: the join stops at once). #}
+   scan skips to (none: the join stops at once). A full build reads the raw relation
+   itself: a second reference to `source` would materialise every raw row. #}
 rejected_rows as (
     select
         source.source_row_number,
         cast(source.attempt_id as string) as attempt_id,
         cast(source.test_case_id as string) as test_case_id,
         source.passed as raw_passed
-    from source
+    from {{ 'source' if changed_rows_only else raw_test_results }} as source
     where
         source.source_row_number in (
             select counted.source_row_number
