@@ -21,6 +21,7 @@ id,kind,score,low,high
 1,a,10,1,2
 2,b,-1,1,2
 2,b,101,3,2
+2,b,50,1,2
 3,z,50,1,
 4,,,,
 """
@@ -79,8 +80,8 @@ def test_each_assertion_fails_on_its_bad_rows_only(tmp_path: Path) -> None:
         database, "select check_name, failing_rows from dbt_test__audit.probe_broken"
     )
     assert dict(zip(failures["check_name"], failures["failing_rows"].astype(int), strict=True)) == {
-        "unique(id)": 1,  # id 2 twice
-        "unique(id, kind)": 1,  # (2, b) twice; (4, NULL) once
+        "unique(id)": 1,  # id 2 three times: one repeated value
+        "unique(id, kind)": 1,  # (2, b) three times; (4, NULL) once
         "not_null(kind)": 1,  # row 4
         "accepted_range(score: 0..100)": 2,  # -1 and 101; NULL passes
         "accepted_values(kind)": 1,  # z; NULL passes

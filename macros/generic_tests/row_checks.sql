@@ -17,7 +17,8 @@
     (e.g. `accepted_range(score: 0..100)`), `failing_rows` how many rows break it (for a
     unique key, how many key values repeat; for row_count, how far the count is off). The failure count is the number of broken
     assertions; `dbt build --store-failures` keeps the rows. Portable SQL (CASE sums,
-    GROUP BY / HAVING, UNION ALL), as on Spark and PostgreSQL.
+    GROUP BY / HAVING, UNION ALL), as on Spark and PostgreSQL; on DuckDB the repeated key
+    hashes are found by a sort (macro repeated_values).
 #}
 {% test row_checks(model, unique_keys=[], not_null=[], accepted_range={}, accepted_values={}, expressions=[], row_count=none) %}
 {%- set row_conditions = [] -%}
@@ -75,8 +76,9 @@ row_failures as (
     from {{ model }}
 ),
 {%- endif %}
-{#- A key repeats only where its hash does: the rows are grouped on the 64-bit hash first
-    (one number, cheap to group), and only the rows of repeated hashes on the key itself. #}
+{#- A key repeats only where its hash does: the 64-bit hashes that repeat are found first
+    (one number per row; macro repeated_values), and only the rows of repeated hashes are
+    grouped on the key itself. #}
 {%- for key in unique_keys %}
 {%- set key_hash = challenge_fairness.row_hash(key) %}
 repeated_key_{{ loop.index }} as (
@@ -85,10 +87,7 @@ repeated_key_{{ loop.index }} as (
         select {{ key | join(', ') }}
         from {{ model }}
         where {{ key_hash }} in (
-            select {{ key_hash }}
-            from {{ model }}
-            group by {{ key_hash }}
-            having count(*) > 1
+            {{ challenge_fairness.repeated_values(key_hash, model, 'true') | indent(12) }}
         )
         group by {{ key | join(', ') }}
         having count(*) > 1
