@@ -29,7 +29,7 @@ step before while that keeps cutting the decrement a hundredfold (chord steps: n
 optimum the Hessian barely changes, and it costs several evaluations). That Hessian is a
 2 x 2 block per challenge minus V'V, with one row of V per (agent, grid point). An
 agent's 21 rows span few directions where its posterior is narrow: with many challenges
-(800 parameters or more) they are replaced by the 3 to 6 rows (an eigendecomposition of
+(500 parameters or more) they are replaced by the 3 to 6 rows (an eigendecomposition of
 their 21 x 21 Gram matrix) that give the same V'V to rounding, so V'V costs a quarter of
 the products; with fewer, V'V takes them as they are. With few agents and many
 challenges (40 x 2,000: 4,000 parameters, under 200 rows) the systems and the inverse go
@@ -351,11 +351,11 @@ COMPRESSION_TOLERANCE = 1e-15
 # (the Woodbury form). Below it all 21 rows of an agent go into V'V as they are: one
 # symmetric rank-k update of them costs less than reducing them (a Q x Q Gram matrix and an
 # eigendecomposition per agent, then the product with the basis). Measured on one thread
-# at 10M attempts, one information: the update with the rows as they are 0.42 s against
-# 0.88 s for the whole information with them reduced at 10,000 agents x 100 challenges,
-# 0.68 s against 0.91 s at 5,000 x 281, 0.89 s against 0.60 s at 1,000 x 1,000 (the
-# complete-data moments that both forms add took about 0.1 s at 5,000 x 281).
-COMPRESSION_MIN_PARAMETERS = 800
+# at 10M attempts, one information with its dense form and factor, rows as they are
+# against reduced (2026-12-05, three runs each): 0.48 against 0.82 s at 10,000 agents x
+# 100 challenges, 0.39 against 0.50 s at 5,000 x 150, 0.47 against 0.50 s at 4,000 x 200,
+# 0.57 against 0.51 s at 3,000 x 281, 0.96 against 0.85 s at 5,000 x 281.
+COMPRESSION_MIN_PARAMETERS = 500
 # Items per block when the Woodbury form's R x R matrix is accumulated (R x 2 x this many
 # doubles at a time).
 WOODBURY_ITEMS_PER_BLOCK = 256
@@ -405,7 +405,7 @@ class _Information:
         # -V'V by symmetric rank-k updates (half the products of V.T @ V), one per piece,
         # into the upper triangle; piece.T is the piece's memory in Fortran order, as BLAS
         # reads it: nothing is copied. Where the rows were not kept, -V'V is already formed
-        # (copied: H is formed in place, and below 800 parameters the copy is at most 5 MB).
+        # (copied: H is formed in place, and below 500 parameters the copy is at most 2 MB).
         width = 2 * self.aa.size
         information: FloatArray = (
             np.zeros((width, width), order="F")
