@@ -7,7 +7,8 @@ cell per pair; what sets it is the shape: agents x challenges and the attempts p
 discriminations U(0.5, 2), difficulties N(0, 1), every agent on every challenge), fits them
 and prints the seconds of the fit, the ratio to the 3 s budget, and how the fit ended.
 BLAS runs on one thread and numpy asks for no transparent huge pages, as in a build (the
-plugin's `limit_native_resources`).
+plugin's `limit_native_resources`); the fit's blocks of agents run on two threads where
+there are two cores (irt.BLOCK_PARTS), as in a build.
 
 Usage::
 

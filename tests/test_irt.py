@@ -204,6 +204,37 @@ def test_chord_steps_reach_the_newton_optimum_with_fewer_informations(
         )
 
 
+def test_blocks_of_agents_in_parts_give_the_same_bits_on_any_number_of_cores(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The quadrature and the information deal their blocks of agents into BLOCK_PARTS
+    parts run on one thread per core: one core gives the same bits as two, and one part
+    (no split) the same fit to rounding."""
+    rng = np.random.default_rng(13)
+    data = simulate_2pl(rng, agents=50, items=12, trials=150)
+    monkeypatch.setattr(irt, "BLOCK_BYTES", 8 * 21 * 24 * 6)  # blocks of six agents
+    threads = []
+    pool = irt.ThreadPoolExecutor
+
+    def counted_pool(*args: object, **kwargs: object) -> object:
+        threads.append(args)
+        return pool(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(irt, "ThreadPoolExecutor", counted_pool)
+    monkeypatch.setattr(irt.os, "cpu_count", lambda: 2)
+    two_cores = fit(data)
+    assert threads  # the parts ran on threads
+    monkeypatch.setattr(irt.os, "cpu_count", lambda: 1)
+    one_core = fit(data)
+    monkeypatch.setattr(irt, "BLOCK_PARTS", 1)
+    one_part = fit(data)
+    assert two_cores.message == "Newton steps on per-agent grids"
+    for name in ("discrimination", "discrimination_se", "difficulty", "ability", "ability_se"):
+        np.testing.assert_array_equal(getattr(two_cores, name), getattr(one_core, name))
+        np.testing.assert_allclose(getattr(two_cores, name), getattr(one_part, name), rtol=1e-8)
+    assert two_cores.log_likelihood == one_core.log_likelihood
+
+
 def test_a_newton_step_where_the_hessian_is_not_positive_definite_still_descends() -> None:
     """Far from the optimum the marginal likelihood is not concave: the step is damped
     (Levenberg-Marquardt) into a descent direction, not a tiny gradient step; where H is

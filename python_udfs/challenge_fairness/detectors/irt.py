@@ -33,7 +33,10 @@ agent's 21 rows span few directions where its posterior is narrow: with many cha
 their 21 x 21 Gram matrix) that give the same V'V to rounding, so V'V costs a quarter of
 the products; with fewer, V'V takes them as they are. With few agents and many
 challenges (40 x 2,000: 4,000 parameters, under 200 rows) the systems and the inverse go
-through the Woodbury identity on those rows, never a 4,000 x 4,000 factorisation.
+through the Woodbury identity on those rows, never a 4,000 x 4,000 factorisation. Each
+quadrature and each information goes over the agents a block at a time, and the blocks
+are dealt into two parts run on two threads where there are two cores, their sums added
+in a fixed order (the same bits on any number of cores).
 The steps start where narrow posteriors make the problem nearly separable: rounds of
 per-agent modes and per-item logistic regressions on them, the modes first standardised
 to the N(0, 1) population (else the rounds drift in scale, and the steps start farther
@@ -53,9 +56,12 @@ attempted, have no finite estimates: they are reported 'not_estimable' and left 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -63,6 +69,7 @@ import pandas as pd
 from scipy import linalg, optimize, special
 
 FloatArray = npt.NDArray[np.float64]
+PartResult = TypeVar("PartResult")
 IntArray = npt.NDArray[np.int64]
 ObjectArray = npt.NDArray[np.object_]
 
@@ -254,16 +261,21 @@ def _posterior(
     log_marginal, posterior = np.empty(agents), np.empty((agents, points))
     mean_p, mean_theta_p = np.empty((agents, a.size)), np.empty((agents, a.size))
     block_agents = min(_block_size(points, a.size), agents)
-    buffer, scratch = np.empty((2, block_agents, points, a.size))
-    for block in _agent_blocks(theta.shape, a.size):
-        size = theta[block].shape[0]
-        log_p = _log_probabilities(theta[block], a, d, buffer[:size], scratch[:size])
-        log_joint = np.einsum("ji,jqi->jq", trials[block], log_p) - linear[block]
-        log_marginal[block] = special.logsumexp(log_joint, axis=1)
-        posterior[block] = np.exp(log_joint - log_marginal[block][:, None])
-        p = np.exp(log_p, out=log_p)
-        mean_p[block] = np.einsum("jq,jqi->ji", posterior[block], p)
-        mean_theta_p[block] = np.einsum("jq,jqi->ji", posterior[block] * theta[block], p)
+
+    def part(blocks: list[slice]) -> None:
+        """Integrate these blocks into their rows of the results."""
+        buffer, scratch = np.empty((2, block_agents, points, a.size))
+        for block in blocks:
+            size = theta[block].shape[0]
+            log_p = _log_probabilities(theta[block], a, d, buffer[:size], scratch[:size])
+            log_joint = np.einsum("ji,jqi->jq", trials[block], log_p) - linear[block]
+            log_marginal[block] = special.logsumexp(log_joint, axis=1)
+            posterior[block] = np.exp(log_joint - log_marginal[block][:, None])
+            p = np.exp(log_p, out=log_p)
+            mean_p[block] = np.einsum("jq,jqi->ji", posterior[block], p)
+            mean_theta_p[block] = np.einsum("jq,jqi->ji", posterior[block] * theta[block], p)
+
+    _in_parts(_agent_blocks(theta.shape, a.size), part)
     return _Posterior(
         a=a,
         d=d,
@@ -344,6 +356,12 @@ def _add_blocks(matrix: FloatArray, aa: FloatArray, ad: FloatArray, dd: FloatArr
 # the blocks stay in cache and reuse one buffer where the whole of V (agents x 21 x 2I
 # doubles: 190 MB at 2,000 x 281) would be fresh memory for the kernel to map at every step.
 BLOCK_BYTES = 1 << 23
+# The blocks of agents of a quadrature or an information are independent: they are dealt
+# into this many parts (blocks 0, 2, 4, ... and 1, 3, 5, ...), each with its own buffers
+# and partial sums, run on as many threads as there are cores (numpy and BLAS release the
+# GIL on blocks this size), and the parts' sums are added in part order: the same bits on
+# any number of cores (see _in_parts).
+BLOCK_PARTS = 2
 # An agent's rows of V are reduced to the directions of its V_j'V_j whose eigenvalues
 # exceed this share of its largest: the rest is rounding (eigh's own error is about 1e-16).
 COMPRESSION_TOLERANCE = 1e-15
@@ -592,6 +610,20 @@ def _agent_blocks(shape: tuple[int, ...], width: int) -> Iterator[slice]:
     return (slice(start, start + size) for start in range(0, agents, size))
 
 
+def _in_parts(
+    blocks: Iterator[slice], work: Callable[[list[slice]], PartResult]
+) -> list[PartResult]:
+    """`work` on each part of the blocks (BLOCK_PARTS parts, dealt in turn), on up to one
+    thread per core, its results in part order (one part, or one core: in this thread)."""
+    dealt = list(blocks)
+    parts = [dealt[start::BLOCK_PARTS] for start in range(min(BLOCK_PARTS, len(dealt)))]
+    threads = min(len(parts), os.cpu_count() or 1)
+    if threads <= 1:
+        return [work(part) for part in parts]
+    with ThreadPoolExecutor(threads, thread_name_prefix="irt-blocks") as pool:
+        return list(pool.map(work, parts))
+
+
 def _information(
     q: _Posterior,
     trials: FloatArray,
@@ -616,50 +648,63 @@ def _information(
     trials, successes = trials[:, columns], successes[:, columns]
     agents, points = q.posterior.shape
     width = 2 * trials.shape[1]
-    moments = np.zeros((3, trials.shape[1]))
-    pieces = []
     reduce = not width or width >= COMPRESSION_MIN_PARAMETERS or agents * points < width
-    missing_upper = None if reduce else np.zeros((width, width), order="F")
-    # p and the rows of a block: buffers of about BLOCK_BYTES / 2 and BLOCK_BYTES
     block_agents = min(_block_size(points, width), agents)
-    p_buffer, buffer = (
-        np.empty(block_agents * points * width // 2),
-        np.empty((block_agents, points, width)),
-    )
-    for block in _agent_blocks(q.posterior.shape, width):
-        p = q.probabilities(block, items, out=p_buffer)
-        posterior, theta = q.posterior[block], q.theta[block]
-        scores = buffer[: p.shape[0]]  # s - E_j[s]; the rows of V are sqrt(w) times them
-        score_a, score_d = scores[:, :, : width // 2], scores[:, :, width // 2 :]
-        np.subtract(1.0, p, out=score_d)  # p (1 - p), then the moments, then r
-        score_d *= p
-        weights = np.stack([posterior * theta**2, posterior * theta, posterior], axis=1)
-        moments += np.einsum("ji,jmi->mi", trials[block], weights @ score_d)
-        np.multiply(trials[block][:, None, :], p, out=score_d)
-        np.subtract(successes[block][:, None, :], score_d, out=score_d)  # r
-        np.multiply(theta[:, :, None], score_d, out=score_a)  # theta r
-        score_a -= mean_a[block][:, None, :]
-        score_d -= mean_d[block][:, None, :]
-        root = np.sqrt(posterior)
-        if missing_upper is not None:  # V'V's symmetric rank-k update with the rows of V
-            scores *= root[:, :, None]
-            missing_upper = linalg.blas.dsyrk(
-                -1.0,
-                scores.reshape(-1, width).T,
-                beta=1.0,
-                c=missing_upper,
-                trans=0,
-                overwrite_c=True,
-            )
-            continue
-        # V_j V_j' = D S S' D with D = diag(sqrt(w)): the scaling goes on the Q x Q Gram
-        # matrix and on the basis, never on the rows
-        gram = scores @ scores.transpose(0, 2, 1)
-        gram *= root[:, :, None] * root[:, None, :]
-        lam, vectors = np.linalg.eigh(gram)  # ascending
-        kept = int((lam > COMPRESSION_TOLERANCE * lam[:, -1:]).sum(axis=1).max())
-        basis = vectors[:, :, points - kept :].transpose(0, 2, 1) * root[:, None, :]
-        pieces.append((basis @ scores).reshape(basis.shape[0] * kept, width))
+
+    def part(blocks: list[slice]) -> tuple[FloatArray, list[FloatArray], FloatArray | None]:
+        """The moments, the pieces of V and -V'V (upper, where the rows are not kept) of
+        these blocks."""
+        moments = np.zeros((3, trials.shape[1]))
+        pieces = []
+        missing_upper = None if reduce else np.zeros((width, width), order="F")
+        # p and the rows of a block: buffers of about BLOCK_BYTES / 2 and BLOCK_BYTES
+        p_buffer, buffer = (
+            np.empty(block_agents * points * width // 2),
+            np.empty((block_agents, points, width)),
+        )
+        for block in blocks:
+            p = q.probabilities(block, items, out=p_buffer)
+            posterior, theta = q.posterior[block], q.theta[block]
+            scores = buffer[: p.shape[0]]  # s - E_j[s]; the rows of V are sqrt(w) times them
+            score_a, score_d = scores[:, :, : width // 2], scores[:, :, width // 2 :]
+            np.subtract(1.0, p, out=score_d)  # p (1 - p), then the moments, then r
+            score_d *= p
+            weights = np.stack([posterior * theta**2, posterior * theta, posterior], axis=1)
+            moments += np.einsum("ji,jmi->mi", trials[block], weights @ score_d)
+            np.multiply(trials[block][:, None, :], p, out=score_d)
+            np.subtract(successes[block][:, None, :], score_d, out=score_d)  # r
+            np.multiply(theta[:, :, None], score_d, out=score_a)  # theta r
+            score_a -= mean_a[block][:, None, :]
+            score_d -= mean_d[block][:, None, :]
+            root = np.sqrt(posterior)
+            if missing_upper is not None:  # V'V's symmetric rank-k update with the rows of V
+                scores *= root[:, :, None]
+                missing_upper = linalg.blas.dsyrk(
+                    -1.0,
+                    scores.reshape(-1, width).T,
+                    beta=1.0,
+                    c=missing_upper,
+                    trans=0,
+                    overwrite_c=True,
+                )
+                continue
+            # V_j V_j' = D S S' D with D = diag(sqrt(w)): the scaling goes on the Q x Q Gram
+            # matrix and on the basis, never on the rows
+            gram = scores @ scores.transpose(0, 2, 1)
+            gram *= root[:, :, None] * root[:, None, :]
+            lam, vectors = np.linalg.eigh(gram)  # ascending
+            kept = int((lam > COMPRESSION_TOLERANCE * lam[:, -1:]).sum(axis=1).max())
+            basis = vectors[:, :, points - kept :].transpose(0, 2, 1) * root[:, None, :]
+            pieces.append((basis @ scores).reshape(basis.shape[0] * kept, width))
+        return moments, pieces, missing_upper
+
+    parts = _in_parts(_agent_blocks(q.posterior.shape, width), part)
+    moments, pieces, missing_upper = parts[0]
+    for more_moments, more_pieces, more_missing in parts[1:]:
+        moments += more_moments
+        pieces += more_pieces
+        if missing_upper is not None and more_missing is not None:
+            missing_upper += more_missing
     aa, ad, dd = moments
     return _Information(aa, ad, dd, tuple(pieces), missing_upper)
 
