@@ -221,10 +221,10 @@ def test_blocks_of_agents_in_parts_give_the_same_bits_on_any_number_of_cores(
         return pool(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(irt, "ThreadPoolExecutor", counted_pool)
-    monkeypatch.setattr(irt.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(irt, "_cores", lambda: 2)
     two_cores = fit(data)
     assert threads  # the parts ran on threads
-    monkeypatch.setattr(irt.os, "cpu_count", lambda: 1)
+    monkeypatch.setattr(irt, "_cores", lambda: 1)
     one_core = fit(data)
     monkeypatch.setattr(irt, "BLOCK_PARTS", 1)
     one_part = fit(data)

@@ -69,9 +69,9 @@ import pandas as pd
 from scipy import linalg, optimize, special
 
 FloatArray = npt.NDArray[np.float64]
-PartResult = TypeVar("PartResult")
 IntArray = npt.NDArray[np.int64]
 ObjectArray = npt.NDArray[np.object_]
+PartResult = TypeVar("PartResult")
 
 STATUS_OK = "ok"
 STATUS_NOT_ESTIMABLE = "not_estimable"
@@ -610,6 +610,12 @@ def _agent_blocks(shape: tuple[int, ...], width: int) -> Iterator[slice]:
     return (slice(start, start + size) for start in range(0, agents, size))
 
 
+def _cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+
+
 def _in_parts(
     blocks: Iterator[slice], work: Callable[[list[slice]], PartResult]
 ) -> list[PartResult]:
@@ -617,7 +623,7 @@ def _in_parts(
     thread per core, its results in part order (one part, or one core: in this thread)."""
     dealt = list(blocks)
     parts = [dealt[start::BLOCK_PARTS] for start in range(min(BLOCK_PARTS, len(dealt)))]
-    threads = min(len(parts), os.cpu_count() or 1)
+    threads = min(len(parts), _cores())
     if threads <= 1:
         return [work(part) for part in parts]
     with ThreadPoolExecutor(threads, thread_name_prefix="irt-blocks") as pool:
@@ -932,11 +938,11 @@ def _adaptive_newton(
     the same factorisation) while that keeps converging: while it cuts the decrement by
     CHORD_CONTRACTION or more, the step before needed no halving, and the same items are
     off their bounds; else, or where no halving of a chord step lowers the objective, the
-    information is formed afresh at the same point. Near the optimum the
-    information barely changes over a step, and a chord step lands as close as a Newton
-    step would (the 10M shapes of bench_irt_shapes.py: decrements 1.1, 5e-6, 1e-9).
-    The optimum is the same to the tolerance; the standard errors come from the
-    information formed at it (_Fit._finish).
+    information is formed afresh at the same point. Near the optimum the information
+    barely changes over a step, and a chord step lands as close as a Newton step would
+    (the 10M shapes of bench_irt_shapes.py: decrements 1.1, 5e-6, 1e-9). The optimum is
+    the same to the tolerance; the standard errors come from the information formed at
+    it (_Fit._finish).
     """
     items = trials.shape[1]
 
