@@ -493,6 +493,57 @@ def test_nothing_to_fit_gives_statuses_not_numbers(
     assert out["fit_reason"].str.contains(reason).any()
 
 
+def test_an_arrow_table_gives_the_frame_of_its_pandas_rows() -> None:
+    """A build passes the counts as arrow (ids coded by pyarrow, sorted by code point, as
+    pandas sorts them): the same output as the same rows in pandas, whatever their order;
+    a NULL id is refused rather than coded."""
+    import pyarrow as pa
+
+    rng = np.random.default_rng(17)
+    data = simulate_2pl(rng, agents=30, items=6, trials=40)
+    frame = pd.DataFrame(
+        {
+            "agent_id": [f"agent-{j}" for j in data["agent"]],  # agent-10 sorts before agent-2
+            "challenge_id": [f"ch-{i}" if i % 2 else f"Ch-é{i}" for i in data["item"]],
+            "attempts": data["n"].ravel(),
+            "passes": data["k"].ravel(),
+        }
+    ).sample(frac=1.0, random_state=3)
+    contrasts = pd.DataFrame(
+        {"contrast_id": ["c", "c"], "challenge_id": ["ch-1", "Ch-é0"], "weight": [1.0, -1.0]}
+    )
+    from_pandas = irt.fit_2pl_frame(frame, alpha=0.05, contrasts=contrasts)
+    from_arrow = irt.fit_2pl_frame(
+        pa.Table.from_pandas(frame.iloc[::-1], preserve_index=False),
+        alpha=0.05,
+        contrasts=contrasts,
+    )
+    pd.testing.assert_frame_equal(from_arrow, from_pandas)
+    assert list(from_pandas.loc[from_pandas.entity_kind == "challenge", "entity_id"]) == sorted(
+        set(frame["challenge_id"])
+    )
+    # each row's codes: the fit of pandas' own sorted codes, id by id
+    agent_codes, agent_ids = pd.factorize(frame["agent_id"], sort=True)
+    item_codes, item_ids = pd.factorize(frame["challenge_id"], sort=True)
+    direct = irt.fit_2pl(
+        agent_codes, item_codes, frame["attempts"], frame["passes"], len(agent_ids), len(item_ids)
+    )
+    by_id = from_arrow.set_index(["entity_kind", "entity_id"])
+    np.testing.assert_allclose(
+        by_id.loc[[("challenge", i) for i in item_ids], "discrimination"],
+        direct.discrimination,
+        rtol=1e-9,
+    )
+    np.testing.assert_allclose(
+        by_id.loc[[("agent", j) for j in agent_ids], "ability"], direct.ability, rtol=1e-9
+    )
+    with_null = pa.Table.from_pandas(frame, preserve_index=False).set_column(
+        0, "agent_id", pa.array([None] + list(frame["agent_id"])[1:], type=pa.string())
+    )
+    with pytest.raises(ValueError, match="must not be NULL"):
+        irt.fit_2pl_frame(with_null, alpha=0.05)
+
+
 def test_empty_input_gives_an_empty_typed_frame() -> None:
     empty = pd.DataFrame({"agent_id": [], "challenge_id": [], "attempts": [], "passes": []})
     out = irt.fit_2pl_frame(empty, alpha=0.05)

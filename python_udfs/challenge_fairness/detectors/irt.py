@@ -57,11 +57,11 @@ attempted, have no finite estimates: they are reported 'not_estimable' and left 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -1390,34 +1390,57 @@ def discrimination_contrast(
     return Contrast(estimate, float(np.sqrt(max(variance, 0.0))), STATUS_OK, None)
 
 
+def _sorted_codes(column: Any, extra: Iterable[str] = ()) -> tuple[pd.Index, IntArray]:
+    """The distinct ids of an arrow column (and `extra`) in sorted order, and each row's
+    position among them: in arrow, as an agent x challenge table has a million rows or
+    more on many agents (not as Python strings)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    values = column.cast(pa.string())
+    if values.null_count:
+        raise ValueError("agent_id and challenge_id must not be NULL")
+    distinct = pc.unique(pa.concat_arrays([
+        pc.unique(values), pa.array(list(extra), type=pa.string())
+    ]))  # fmt: skip
+    distinct = distinct.take(pc.sort_indices(distinct))  # UTF-8 bytes: code point order
+    codes = np.asarray(pc.index_in(values, value_set=distinct).to_numpy(), dtype=np.int64)
+    return pd.Index(distinct.to_pylist(), dtype=object), codes
+
+
 def fit_2pl_frame(
-    counts: pd.DataFrame, alpha: float, contrasts: pd.DataFrame | None = None
+    counts: pd.DataFrame | Any, alpha: float, contrasts: pd.DataFrame | None = None
 ) -> pd.DataFrame:
-    """Fit the 2PL on (agent_id, challenge_id, attempts, passes) rows.
+    """Fit the 2PL on (agent_id, challenge_id, attempts, passes) rows, a pandas frame or an
+    arrow table (a build passes arrow: no Python string per row).
 
     One output row per challenge (entity_kind 'challenge'), per agent ('agent') and per
     contrast ('contrast': contrast_id, challenge_id, weight rows of `contrasts`, estimate
     sum of weight x a), with Wald (1 - alpha) intervals.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
     from scipy import stats
 
     if not 0 < alpha < 1:
         raise ValueError("alpha must be in (0, 1)")
-    counts = counts[counts["attempts"] > 0]
+    table = (
+        pa.Table.from_pandas(counts, preserve_index=False)
+        if isinstance(counts, pd.DataFrame)
+        else counts
+    )
+    table = table.filter(pc.greater(table["attempts"], 0))
     if contrasts is None:
         contrasts = pd.DataFrame({"contrast_id": [], "challenge_id": [], "weight": []})
-    agent_codes, agent_ids = pd.factorize(counts["agent_id"], sort=True)
-    item_ids = pd.Index(
-        sorted(set(counts["challenge_id"]) | set(contrasts["challenge_id"])), dtype=object
-    )
-    item_codes = item_ids.get_indexer(counts["challenge_id"])
+    agent_ids, agent_codes = _sorted_codes(table["agent_id"])
+    item_ids, item_codes = _sorted_codes(table["challenge_id"], contrasts["challenge_id"])
     if len(item_ids) == 0:
         return pd.DataFrame({name: pd.Series([], dtype=t) for name, t in FRAME_COLUMNS.items()})
     fit = fit_2pl(
         agent_codes,
         item_codes,
-        counts["attempts"].to_numpy(np.int64),
-        counts["passes"].to_numpy(np.int64),
+        np.asarray(table["attempts"].to_numpy(), dtype=np.int64),
+        np.asarray(table["passes"].to_numpy(), dtype=np.int64),
         len(agent_ids),
         len(item_ids),
     )
