@@ -1392,20 +1392,19 @@ def discrimination_contrast(
 
 def _sorted_codes(column: Any, extra: Iterable[str] = ()) -> tuple[pd.Index, IntArray]:
     """The distinct ids of an arrow column (and `extra`) in sorted order, and each row's
-    position among them: in arrow, as an agent x challenge table has a million rows or
-    more on many agents (not as Python strings)."""
+    position among them (udfs.label_codes): in arrow, as an agent x challenge table has a
+    million rows or more on many agents, not as Python strings. A NULL id is refused."""
     import pyarrow as pa
-    import pyarrow.compute as pc
+
+    from challenge_fairness.udfs import label_codes
 
     values = column.cast(pa.string())
     if values.null_count:
         raise ValueError("agent_id and challenge_id must not be NULL")
-    distinct = pc.unique(pa.concat_arrays([
-        pc.unique(values), pa.array(list(extra), type=pa.string())
-    ]))  # fmt: skip
-    distinct = distinct.take(pc.sort_indices(distinct))  # UTF-8 bytes: code point order
-    codes = np.asarray(pc.index_in(values, value_set=distinct).to_numpy(), dtype=np.int64)
-    return pd.Index(distinct.to_pylist(), dtype=object), codes
+    codes, labels = label_codes(
+        pa.concat_arrays([*values.chunks, pa.array(list(extra), type=pa.string())])
+    )
+    return pd.Index(labels, dtype=object), codes[: len(values)]
 
 
 def fit_2pl_frame(
