@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import duckdb
 import numpy as np
 import pyarrow as pa
@@ -144,6 +146,30 @@ def test_plugin_runs_blas_on_one_thread_and_asks_for_no_huge_pages() -> None:
         assert multiarray._get_madvise_hugepage() is False
     finally:
         multiarray._set_madvise_hugepage(before)
+
+
+@given(
+    labels=st.lists(st.one_of(st.none(), st.text(max_size=3)), max_size=40),
+    cuts=st.lists(st.integers(0, 40), max_size=4),
+)
+def test_label_codes_of_a_chunked_array_are_those_of_its_rows_in_one_array(
+    labels: list[str | None], cuts: list[int]
+) -> None:
+    """A chunked array (a table as DuckDB hands it over, in batches) is coded against one
+    dictionary: the same codes and sorted labels as its rows in one array, whatever the
+    chunks (empty ones included) and whichever labels each chunk meets first."""
+    bounds = [0, *sorted(min(cut, len(labels)) for cut in cuts), len(labels)]
+    chunked = pa.chunked_array(
+        [pa.array(labels[start:stop], pa.string()) for start, stop in itertools.pairwise(bounds)],
+        pa.string(),
+    )
+    codes, sorted_labels = udfs.label_codes(chunked)
+    whole_codes, whole_labels = udfs.label_codes(pa.array(labels, pa.string()))
+    np.testing.assert_array_equal(codes, whole_codes)
+    np.testing.assert_array_equal(sorted_labels, whole_labels)
+    filled = ["" if label is None else label for label in labels]
+    assert list(sorted_labels) == sorted(set(filled))
+    assert [sorted_labels[code] for code in codes] == filled
 
 
 @given(order=st.permutations(range(6)), seed=st.integers(0, 2**32 - 1))

@@ -79,17 +79,25 @@ def flat_list(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray,
     return pc.list_flatten(array), offsets, is_null
 
 
-def label_codes(flat_labels: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def label_codes(flat_labels: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes of a flat text array (NULL as "") and the labels they index, the labels
     in sorted order. Codes follow the labels' order, not their first appearance in the
     batch, so the groups of a row come in the same order whichever rows DuckDB puts in the
-    batch with it (and floating sums over them give the same bits on every build)."""
+    batch with it (and floating sums over them give the same bits on every build). A
+    chunked array is coded chunk by chunk against one dictionary (its text is not copied
+    into one array first)."""
     encoded = pc.dictionary_encode(pc.fill_null(flat_labels, ""))
-    labels = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+    if isinstance(encoded, pa.ChunkedArray):
+        chunks = encoded.unify_dictionaries().chunks
+        dictionary = chunks[0].dictionary if chunks else pa.array([], pa.string())
+        indices = pa.chunked_array([chunk.indices for chunk in chunks], pa.int32()).combine_chunks()
+    else:
+        dictionary, indices = encoded.dictionary, encoded.indices
+    labels = np.asarray(dictionary.to_pylist(), dtype=object)
     order = np.argsort(labels, kind="stable")
     rank = np.empty(labels.size, dtype=np.int64)
     rank[order] = np.arange(labels.size, dtype=np.int64)
-    codes = rank[encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)]
+    codes = rank[indices.to_numpy(zero_copy_only=False).astype(np.int64)]
     return codes, labels[order]
 
 

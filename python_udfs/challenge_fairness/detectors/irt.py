@@ -1402,7 +1402,7 @@ def _sorted_codes(column: Any, extra: Iterable[str] = ()) -> tuple[pd.Index, Int
     if values.null_count:
         raise ValueError("agent_id and challenge_id must not be NULL")
     codes, labels = label_codes(
-        pa.concat_arrays([*values.chunks, pa.array(list(extra), type=pa.string())])
+        pa.chunked_array([*values.chunks, pa.array(list(extra), type=pa.string())])
     )
     return pd.Index(labels, dtype=object), codes[: len(values)]
 
