@@ -204,15 +204,20 @@ def test_chord_steps_reach_the_newton_optimum_with_fewer_informations(
         )
 
 
+@pytest.mark.parametrize("reduced", [False, True])
 def test_blocks_of_agents_in_parts_give_the_same_bits_on_any_number_of_cores(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, reduced: bool
 ) -> None:
-    """The quadrature and the information deal their blocks of agents into BLOCK_PARTS
-    parts run on one thread per core: one core gives the same bits as two, and one part
-    (no split) the same fit to rounding."""
+    """The quadrature, the information, the posterior modes and the items' start fits deal
+    their blocks (of agents, of items) into BLOCK_PARTS parts run on one thread per core:
+    one core gives the same bits as two, and one part (no split) the same fit to
+    rounding, with an agent's rows of V as they are or reduced."""
     rng = np.random.default_rng(13)
     data = simulate_2pl(rng, agents=50, items=12, trials=150)
     monkeypatch.setattr(irt, "BLOCK_BYTES", 8 * 21 * 24 * 6)  # blocks of six agents
+    # modes in blocks of seven agents, item fits in blocks of one item
+    monkeypatch.setattr(irt, "CELL_BLOCK_BYTES", 8 * 12 * 7)
+    monkeypatch.setattr(irt, "COMPRESSION_MIN_PARAMETERS", 0 if reduced else 10**9)
     threads = []
     pool = irt.ThreadPoolExecutor
 
@@ -275,7 +280,7 @@ def few_agents_information(
     mode, scale = irt.posterior_modes(x[:items], x[items:], n, k, np.zeros(agents))
     theta, log_weights = irt.adaptive_grids(mode, scale)
     q = irt._posterior(x[:items], x[items:], n, k, theta, log_weights)
-    return irt._information(q, n, k), irt._objective(q, n, k)[1]
+    return irt._information(q, n, k), irt._objective(q)[1]
 
 
 @given(
