@@ -550,6 +550,35 @@ def test_an_arrow_table_gives_the_frame_of_its_pandas_rows() -> None:
         irt.fit_2pl_frame(with_null, alpha=0.05)
 
 
+@pytest.mark.parametrize("missing", [0.0, np.nan])
+def test_rows_without_scored_attempts_are_left_out(missing: float) -> None:
+    """Rows with no scored attempt (0, or NULL alone) are not cells of the fit: an agent or
+    a challenge with only such rows gets no output row, and the rest is the fit without
+    them (the rows are filtered only when some are there to drop)."""
+    rng = np.random.default_rng(5)
+    data = simulate_2pl(rng, agents=20, items=4, trials=30)
+    frame = pd.DataFrame(
+        {
+            "agent_id": [f"agent-{j:02d}" for j in data["agent"]],
+            "challenge_id": [f"ch-{i}" for i in data["item"]],
+            "attempts": data["n"].ravel().astype(float),
+            "passes": data["k"].ravel().astype(float),
+        }
+    )
+    extra = pd.DataFrame(
+        {
+            "agent_id": ["ghost", "agent-00", "agent-01"],
+            "challenge_id": ["ch-0", "ghost-ch", "ghost-ch"],
+            "attempts": [missing] * 3,
+            "passes": [missing] * 3,
+        }
+    )
+    expected = irt.fit_2pl_frame(frame, alpha=0.05)
+    with_extra = irt.fit_2pl_frame(pd.concat([frame, extra], ignore_index=True), alpha=0.05)
+    pd.testing.assert_frame_equal(with_extra, expected)
+    assert not {"ghost", "ghost-ch"} & set(with_extra["entity_id"])
+
+
 def test_empty_input_gives_an_empty_typed_frame() -> None:
     empty = pd.DataFrame({"agent_id": [], "challenge_id": [], "attempts": [], "passes": []})
     out = irt.fit_2pl_frame(empty, alpha=0.05)

@@ -1480,7 +1480,9 @@ def fit_2pl_frame(
         if isinstance(counts, pd.DataFrame)
         else counts
     )
-    table = table.filter(pc.greater(table["attempts"], 0))
+    scored = pc.greater(table["attempts"], 0)
+    if not pc.all(scored, skip_nulls=False).as_py():  # filtering copies every id: only if due
+        table = table.filter(scored)
     if contrasts is None:
         contrasts = pd.DataFrame({"contrast_id": [], "challenge_id": [], "weight": []})
     agent_ids, agent_codes = _sorted_codes(table["agent_id"])
