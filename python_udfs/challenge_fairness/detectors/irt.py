@@ -34,9 +34,10 @@ their 21 x 21 Gram matrix) that give the same V'V to rounding, so V'V costs a qu
 the products; with fewer, V'V takes them as they are. With few agents and many
 challenges (40 x 2,000: 4,000 parameters, under 200 rows) the systems and the inverse go
 through the Woodbury identity on those rows, never a 4,000 x 4,000 factorisation. Each
-quadrature and each information goes over the agents a block at a time, and the blocks
-are dealt into two parts run on two threads where there are two cores, their sums added
-in a fixed order (the same bits on any number of cores).
+quadrature and each information goes over the agents a block at a time (the posterior
+modes too, and the start's item fits over the challenges), and the blocks are dealt into
+two parts run on two threads where there are two cores, their sums added in a fixed
+order (the same bits on any number of cores).
 The steps start where narrow posteriors make the problem nearly separable: rounds of
 per-agent modes and per-item logistic regressions on them, the modes first standardised
 to the N(0, 1) population (else the rounds drift in scale, and the steps start farther
