@@ -206,17 +206,19 @@ def _expit_inplace(z: FloatArray) -> FloatArray:
 @dataclass(frozen=True)
 class _Posterior:
     """Quadrature of one parameter vector (a, d): per-agent grids `theta` (J x Q), marginal
-    log likelihoods (J), grid posteriors (J x Q), the posterior moments E_j[p_i] and
-    E_j[theta p_i] (J x I), and the agents' summed posterior mean scores sum_j E_j[s]
-    (2I, see _mean_scores: minus the gradient). The pass probabilities (J x Q x I) are not
-    kept: `probabilities` forms them again a block of agents at a time (hundreds of MB
-    as a whole, fresh memory the kernel would have to map at every evaluation)."""
+    log likelihoods (J), grid posteriors (J x Q), the posterior means E_j[theta] (J), the
+    posterior moments E_j[p_i] and E_j[theta p_i] (J x I), and the agents' summed
+    posterior mean scores sum_j E_j[s] (2I, see _mean_scores: minus the gradient). The pass
+    probabilities (J x Q x I) are not kept: `probabilities` forms them again a block of
+    agents at a time (hundreds of MB as a whole, fresh memory the kernel would have to map
+    at every evaluation)."""
 
     a: FloatArray
     d: FloatArray
     log_marginal: FloatArray
     posterior: FloatArray
     theta: FloatArray
+    mean_theta: FloatArray
     mean_p: FloatArray
     mean_theta_p: FloatArray
     score: FloatArray
@@ -262,7 +264,11 @@ def _posterior(
     # second term sums over the items before the grid (z is linear in theta).
     failures = trials - successes
     linear = theta * (failures @ a)[:, None] + (failures @ d)[:, None] - log_weights
-    log_marginal, posterior = np.empty(agents), np.empty((agents, points))
+    log_marginal, posterior, mean_theta = (
+        np.empty(agents),
+        np.empty((agents, points)),
+        np.empty(agents),
+    )
     mean_p, mean_theta_p = np.empty((agents, a.size)), np.empty((agents, a.size))
     block_agents = min(_block_size(points, a.size), agents)
 
@@ -281,8 +287,8 @@ def _posterior(
             p = np.exp(log_p, out=log_p)
             mean_p[block] = np.einsum("jq,jqi->ji", posterior[block], p)
             mean_theta_p[block] = np.einsum("jq,jqi->ji", posterior[block] * theta[block], p)
-            mean_theta = np.einsum("jq,jq->j", posterior[block], theta[block])
-            score[0] += mean_theta @ successes[block]
+            mean_theta[block] = np.einsum("jq,jq->j", posterior[block], theta[block])
+            score[0] += mean_theta[block] @ successes[block]
             score[0] -= np.einsum("ji,ji->i", trials[block], mean_theta_p[block])
             score[1] -= np.einsum("ji,ji->i", trials[block], mean_p[block])
         return score
@@ -298,6 +304,7 @@ def _posterior(
         log_marginal=log_marginal,
         posterior=posterior,
         theta=theta,
+        mean_theta=mean_theta,
         mean_p=mean_p,
         mean_theta_p=mean_theta_p,
         score=score.reshape(-1),
@@ -328,9 +335,8 @@ def _mean_scores(
     """The posterior mean score E_j[s] = (E_j[theta r], E_j[r]) with r = k - n p of each of
     `agents` (rows of J x I each): the gradient is minus their sum over agents (q.score)."""
     trials, successes = trials[agents], successes[agents]
-    mean_theta = np.einsum("jq,jq->j", q.posterior[agents], q.theta[agents])
     return (
-        successes * mean_theta[:, None] - trials * q.mean_theta_p[agents],
+        successes * q.mean_theta[agents, None] - trials * q.mean_theta_p[agents],
         successes - trials * q.mean_p[agents],
     )
 
@@ -1283,7 +1289,7 @@ class _Fit:
         var_a[inside] = np.diag(parts.discrimination)
         var_d[inside] = parts.intercept_variance
         cov_ad[inside] = sign * parts.cross
-        mean_theta = np.einsum("jq,jq->j", q.posterior, q.theta)
+        mean_theta = q.mean_theta
         mean_square = np.einsum("jq,jq->j", q.posterior, q.theta**2)
         ability = sign * mean_theta
         ability_sd = np.sqrt(np.maximum(mean_square - mean_theta**2, 0.0))
