@@ -126,8 +126,8 @@ def test_many_attempts_per_agent_refine_the_grid_and_still_recover() -> None:
     theta, log_weights = result.quadrature
     assert theta.shape == (30, irt.LOCAL_POINTS)
     spacing = theta[:, 1] - theta[:, 0]
-    # 0.8 Laplace SDs apart (the posterior SD, up to mode vs mean) ...
-    assert np.all(spacing <= 0.85 * result.ability_se)
+    # 16/18 Laplace SDs apart (the posterior SD, up to mode vs mean) ...
+    assert np.all(spacing <= 0.94 * result.ability_se)
     # ... centred on each posterior (up to mode vs mean), 8 SDs either side.
     centre_gap = np.abs(theta[:, irt.LOCAL_POINTS // 2] - result.ability)
     assert np.all(centre_gap < 3 * result.ability_se)

@@ -16,21 +16,21 @@ Grid: the trapezoid rule on a uniform grid integrates a smooth, Gaussian-like in
 of standard deviation s with relative error about 2 exp(-2 pi^2 s^2 / h^2) for spacing
 h, so it is accurate once h <= s. Agents with few attempts share one coarse grid, and
 the fit is L-BFGS-B on it. Agents with thousands of attempts have posteriors far
-narrower than that grid, and then every agent gets its own (adaptive quadrature): 21
-points spanning its posterior mode +- 8 Laplace SDs (spacing 0.8 SD: trapezoid error
-about 2 exp(-2 pi^2 / 0.64) ~ 1e-13, N(0, 1) mass outside ~ 1e-15), placed afresh at
+narrower than that grid, and then every agent gets its own (adaptive quadrature): 19
+points spanning its posterior mode +- 8 Laplace SDs (spacing 0.89 SD: trapezoid error
+about 2 exp(-2 pi^2 / 0.79) ~ 3e-11, N(0, 1) mass outside ~ 1e-15), placed afresh at
 every evaluation from the mode and SD of Newton steps on the agent's log posterior. Each
 point carries the N(0, 1) prior density times the spacing, so the integral is the same
-marginal likelihood, and one evaluation costs (agents x challenges x 21) whatever the
+marginal likelihood, and one evaluation costs (agents x challenges x 19) whatever the
 number of attempts behind the counts (a shared grid fine enough for 100,000 attempts per
 agent needs thousands of points). The parameters then follow Newton steps with the exact
 (Louis) Hessian until the Newton decrement is rounding; a step reuses the Hessian of the
 step before while that keeps cutting the decrement a hundredfold (chord steps: near the
 optimum the Hessian barely changes, and it costs several evaluations). That Hessian is a
 2 x 2 block per challenge minus V'V, with one row of V per (agent, grid point). An
-agent's 21 rows span few directions where its posterior is narrow: with many challenges
+agent's 19 rows span few directions where its posterior is narrow: with many challenges
 (500 parameters or more) they are replaced by the 3 to 6 rows (an eigendecomposition of
-their 21 x 21 Gram matrix) that give the same V'V to rounding, so V'V costs a quarter of
+their 19 x 19 Gram matrix) that give the same V'V to rounding, so V'V costs a quarter of
 the products; with fewer, V'V takes them as they are. With few agents and many
 challenges (40 x 2,000: 4,000 parameters, under 200 rows) the systems and the inverse go
 through the Woodbury identity on those rows, never a 4,000 x 4,000 factorisation. Each
@@ -85,8 +85,17 @@ INTERCEPT_BOUND = 25.0  # |d|: pass probabilities within expit(+-25)
 GRID_LIMIT = 6.0  # abilities integrated over [-6, 6] (N(0, 1) mass outside: 2e-9)
 START_SPACING = 0.25
 SPACING_SAFETY = 1.5  # the shared grid serves while h <= smallest posterior SD / 1.5
-LOCAL_HALF_WIDTH = 8.0  # per-agent grids span the mode +- 8 Laplace SDs ...
-LOCAL_POINTS = 21  # ... in steps of 0.8 SD (trapezoid error about 2 exp(-2 pi^2 / 0.64))
+# Per-agent grids span the mode +- 8 Laplace SDs (a normal's mass outside: 1e-15) in steps
+# of 16/18 = 0.89 SD. The trapezoid rule's error on a normal integrand with steps of h SDs
+# is about 2 exp(-2 pi^2 / h^2): 3e-11 of each agent's marginal likelihood here. Against
+# 41 points, on the simulated 10M shapes of bench/bench_irt_shapes.py (40 x 2,000, 147 x
+# 281, 5,000 x 281): item parameters within 2e-7 of their standard errors, abilities within
+# 7e-6 (21 points: 6e-5, the Newton steps' stopping point), standard errors within 4e-5 of
+# themselves, the log likelihood within 1e-7. 21 points (0.8 SD) cost 10% more in every
+# evaluation; 17 points (1 SD) moved the standard errors by up to 0.6% (the information's
+# second moments need a finer grid than the likelihood).
+LOCAL_HALF_WIDTH = 8.0
+LOCAL_POINTS = 19
 MODE_ITERATIONS = 100
 NEWTON_STEPS = 30  # Newton steps on per-agent grids (quadratic convergence: a handful)
 NEWTON_HALVINGS = 20
@@ -153,8 +162,9 @@ def quadrature_grid(spacing: float) -> tuple[FloatArray, FloatArray]:
 
 
 def adaptive_grids(center: FloatArray, scale: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Per-agent grids (agents x LOCAL_POINTS) around `center` spaced `scale` / 2, with the
-    trapezoid log weights of the N(0, 1) prior (log density + log spacing)."""
+    """Per-agent grids (agents x LOCAL_POINTS) around `center` spaced `scale` (from
+    -LOCAL_HALF_WIDTH to LOCAL_HALF_WIDTH times it), with the trapezoid log weights of the
+    N(0, 1) prior (log density + log spacing)."""
     unit = np.linspace(-LOCAL_HALF_WIDTH, LOCAL_HALF_WIDTH, LOCAL_POINTS)
     theta = center[:, None] + scale[:, None] * unit
     spacing = scale * (unit[1] - unit[0])
@@ -374,8 +384,8 @@ def _add_blocks(matrix: FloatArray, aa: FloatArray, ad: FloatArray, dd: FloatArr
 
 
 # V of the information is formed a block of agents at a time, about this many bytes each:
-# the blocks stay in cache and reuse one buffer where the whole of V (agents x 21 x 2I
-# doubles: 190 MB at 2,000 x 281) would be fresh memory for the kernel to map at every step.
+# the blocks stay in cache and reuse one buffer where the whole of V (agents x 19 x 2I
+# doubles: 170 MB at 2,000 x 281) would be fresh memory for the kernel to map at every step.
 BLOCK_BYTES = 1 << 23
 # The posterior modes and the items' start fits are found a block of agents (of items) at a
 # time, about this many bytes per agents x items array (a few of them live at once, in the
@@ -394,13 +404,14 @@ BLOCK_PARTS = 2
 # exceed this share of its largest: the rest is rounding (eigh's own error is about 1e-16).
 COMPRESSION_TOLERANCE = 1e-15
 # ... where there are at least this many parameters (2I), or fewer rows than parameters
-# (the Woodbury form). Below it all 21 rows of an agent go into V'V as they are: one
+# (the Woodbury form). Below it all 19 rows of an agent go into V'V as they are: one
 # symmetric rank-k update of them costs less than reducing them (a Q x Q Gram matrix and an
 # eigendecomposition per agent, then the product with the basis). Measured on one thread
 # at 10M attempts, one information with its dense form and factor, rows as they are
-# against reduced (2026-12-05, three runs each): 0.48 against 0.82 s at 10,000 agents x
-# 100 challenges, 0.39 against 0.50 s at 5,000 x 150, 0.47 against 0.50 s at 4,000 x 200,
-# 0.57 against 0.51 s at 3,000 x 281, 0.96 against 0.85 s at 5,000 x 281.
+# against reduced (2026-12-05, three runs each, 21 grid points): 0.48 against 0.82 s at
+# 10,000 agents x 100 challenges, 0.39 against 0.50 s at 5,000 x 150, 0.47 against 0.50 s
+# at 4,000 x 200, 0.57 against 0.51 s at 3,000 x 281, 0.96 against 0.85 s at 5,000 x 281;
+# with 19 points, 0.79 to 1.09 against 0.73 to 0.86 s at 5,004 x 281 (six runs, a noisy host).
 COMPRESSION_MIN_PARAMETERS = 500
 # Items per block when the Woodbury form's R x R matrix is accumulated (R x 2 x this many
 # doubles at a time).
@@ -673,7 +684,7 @@ def _information(
     needs: with V_j V_j' = U diag(lam) U' (Q x Q), the rows of U'V_j are orthogonal with
     norms sqrt(lam) and give the same V_j'V_j; those with lam below COMPRESSION_TOLERANCE x
     the agent's largest are left out (V_j'V_j then changes by rounding). Narrow posteriors
-    (thousands of attempts per agent) keep 3 to 6 of 21. With few parameters (see
+    (thousands of attempts per agent) keep 3 to 6 of 19. With few parameters (see
     COMPRESSION_MIN_PARAMETERS) the rows go into -V'V as they are instead."""
     if items is not None and items.all():
         items = None
