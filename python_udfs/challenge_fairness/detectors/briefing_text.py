@@ -41,10 +41,11 @@ import functools
 import importlib
 import pkgutil
 import re
+import threading
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 
@@ -97,6 +98,24 @@ class JargonTerm:
 # --- definitions -------------------------------------------------------------------------
 
 
+_T = TypeVar("_T")
+
+
+def _built_once(build: Callable[[], _T]) -> Callable[[], _T]:
+    """`build()` computed once per process. DuckDB runs the locale and jargon UDFs of two
+    models on two threads at once, and both need the same tables: a lock makes the second
+    thread wait for the first one's result instead of building it again beside it."""
+    lock = threading.Lock()
+    cached = functools.cache(build)
+
+    @functools.wraps(build)
+    def built() -> _T:
+        with lock:
+            return cached()
+
+    return built
+
+
 def _sentence_around(text: str, start: int, end: int) -> str:
     """The sentence (or clause list up to . ! ? or a line break) holding text[start:end]."""
     left = max(text.rfind(mark, 0, start) for mark in (". ", "! ", "? ", "\n")) + 1
@@ -147,7 +166,7 @@ def is_defined(text: str, term: str) -> bool:
 # --- maintained data, built once per process ---------------------------------------------
 
 
-@functools.cache
+@_built_once
 def currency_data() -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
     """(currency symbols that do not name their currency, ISO 4217 codes, currency names)
     from CLDR via Babel, over every locale."""
@@ -196,7 +215,7 @@ def _plural_names(locale: object, code: str) -> Iterable[str]:
         return
 
 
-@functools.cache
+@_built_once
 def currency_pattern() -> re.Pattern[str]:
     """A symbol next to an amount, either side ($20, 20 €, R$ 12,50, 120 kr)."""
     symbols, _, _ = currency_data()
@@ -209,7 +228,7 @@ def currency_pattern() -> re.Pattern[str]:
     )
 
 
-@functools.cache
+@_built_once
 def imperial_unit_pattern() -> re.Pattern[str]:
     """US customary / imperial / avoirdupois units of pint's registry after a number."""
     import pint
@@ -246,7 +265,7 @@ def imperial_unit_pattern() -> re.Pattern[str]:
     )
 
 
-@functools.cache
+@_built_once
 def holiday_pattern() -> re.Pattern[str]:
     """Named public holidays and observances of every country the holidays library knows
     (English names where the country has them), except names most countries share."""
@@ -285,7 +304,7 @@ def holiday_pattern() -> re.Pattern[str]:
     return re.compile(rf"(?<![\w])(?:{'|'.join(re.escape(k) for k in ordered)})(?![\w])")
 
 
-@functools.cache
+@_built_once
 def identifier_pattern() -> re.Pattern[str]:
     """Acronyms and English names of the national identifiers python-stdnum validates."""
     import stdnum
@@ -325,7 +344,7 @@ def identifier_pattern() -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-])(?:{alternation})(?![\w-])|(?<![\w])(?:{named})(?![\w])")
 
 
-@functools.cache
+@_built_once
 def date_order_counts() -> tuple[int, int]:
     """(locales whose short date puts the day first, the month first), from CLDR."""
     from babel import Locale, localedata
@@ -346,10 +365,14 @@ def date_order_counts() -> tuple[int, int]:
     return day_first, month_first
 
 
-@functools.cache
+@_built_once
 def _regions() -> tuple[str, ...]:
+    """Every region libphonenumber has metadata for, with its compiled patterns kept: a
+    matcher per region cycles through more metadata patterns than the re module's own cache
+    holds (512), which would recompile them for every briefing (2.6 times the time)."""
     import phonenumbers
 
+    phonenumbers.enable_pattern_cache()
     return tuple(sorted(phonenumbers.SUPPORTED_REGIONS))
 
 
@@ -435,7 +458,7 @@ class AddressFormat:
 _MIXED = re.compile(r"[A-Z]\d+[A-Z]|\d[A-Z]+\d")
 
 
-@functools.cache
+@_built_once
 def address_formats() -> tuple[AddressFormat, ...]:
     """Every country with a postal code regex in Google's address metadata, as
     AddressFormat rows (built once per process, offline: the data ships in the package)."""
@@ -479,7 +502,7 @@ def address_formats() -> tuple[AddressFormat, ...]:
     return tuple(formats)
 
 
-@functools.cache
+@_built_once
 def _not_city_words() -> frozenset[str]:
     """Capitalised words next to a number that are no city: CLDR's English month, weekday
     and day-period names (Monday 10115, 1030 AM)."""
@@ -607,7 +630,7 @@ def address_extent(text: str, start: int, end: int) -> tuple[int, int]:
     return (left if street is not None else start), right
 
 
-@functools.cache
+@_built_once
 def _country_names() -> dict[str, tuple[str, ...]]:
     """Each country code's names that state it: CLDR's English name (Babel), the metadata's
     own name, and CLDR's territory aliases (UK for GB)."""
@@ -821,7 +844,7 @@ _SUFFIXES = ("'s", "’s", "s", "es", "ed", "d", "ing", "al", "ly", "er", "r")
 _PREFIXES = ("de", "re", "un", "sub", "pre", "non", "over", "under", "multi")
 
 
-@functools.cache
+@_built_once
 def technical_vocabulary() -> frozenset[str]:
     """Words a general technical reader knows although English text rarely has them: the
     names, aliases and file extensions of every language Pygments lexes, Python's standard
