@@ -150,6 +150,27 @@ def test_demo_refuses_raw_tables_it_did_not_generate(
 
 
 @pytest.mark.parametrize(
+    ("file_name", "fragment"),
+    [
+        ("raw.duckdb", "its schema 'raw' of the same name"),
+        ("RAW.db", "its schema 'raw' of the same name"),
+        ("main.duckdb", "a name DuckDB reserves (it would call the database main_db)"),
+    ],
+)
+def test_demo_refuses_a_database_named_like_its_schema_or_a_reserved_name(
+    file_name: str, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    database = tmp_path / file_name
+    code = demo.main(["--duckdb", str(database), "--attempts", "50"])
+    one_sentence(capsys, code, fragment, "name the file otherwise")
+    assert not database.exists()
+    # the same stem under another schema is fine for the demo (the build checks its own)
+    if file_name == "raw.duckdb":
+        argv = ["--duckdb", str(database), "--schema", "landing", "--attempts", "50"]
+        assert demo.main(argv) == 0
+
+
+@pytest.mark.parametrize(
     ("args", "fragment"),
     [
         (["--attempts", "-5"], "--attempts must be a positive number"),

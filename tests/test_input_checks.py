@@ -141,7 +141,8 @@ def test_a_mistyped_database_path_is_refused_and_nothing_is_created(tmp_path: Pa
 def test_a_new_database_is_created_when_the_raw_tables_come_from_parquet(
     raw_folder: Path, tmp_path: Path
 ) -> None:
-    database = tmp_path / "new.duckdb"
+    # named like the raw schema, which parquet inputs leave unread: no clash, not refused
+    database = tmp_path / "raw.duckdb"
     run = run_dbt(
         ["run", "--select", "+stg_platform__models"],
         database=database,
@@ -150,6 +151,32 @@ def test_a_new_database_is_created_when_the_raw_tables_come_from_parquet(
     )
     assert run.success, run.output
     assert database.exists()
+
+
+@pytest.mark.parametrize(
+    ("file_name", "fragment"),
+    [
+        (
+            "staging.duckdb",
+            "is named 'staging' like the schema 'staging' the build reads or writes, and DuckDB"
+            " cannot bind a view over staging.staging.<table>",
+        ),
+        ("main.duckdb", "is named 'main', a name DuckDB reserves (it calls the file's database"),
+    ],
+)
+def test_a_database_named_like_a_schema_or_a_reserved_name_stops_the_run(
+    raw_folder: Path, tmp_path: Path, file_name: str, fragment: str
+) -> None:
+    run = run_dbt(
+        READ_ALL,
+        database=tmp_path / file_name,
+        work_dir=tmp_path,
+        dbt_vars={"raw_parquet_dir": str(raw_folder)},
+    )
+    assert not run.success
+    assert "challenge_fairness stops before building anything" in run.output
+    assert fragment in run.output
+    assert "rename the file, e.g. challenge_fairness.duckdb" in run.output
 
 
 def test_a_type_that_is_not_the_contracts_or_a_safe_cast_stops_the_run(

@@ -12,6 +12,11 @@
     {%- if not execute or invocation_args_dict.get('which') not in ['build', 'run', 'test', 'retry'] -%}
         {{ return('') }}
     {%- endif -%}
+    {%- set database_problem = challenge_fairness._database_name_problem() -%}
+    {%- if database_problem -%}
+        {{ exceptions.raise_compiler_error(
+            "challenge_fairness stops before building anything:\n  - " ~ database_problem) }}
+    {%- endif -%}
     {%- set contract = challenge_fairness._raw_input_contract() -%}
     {#- The required platform sources the selected nodes read, in contract order. -#}
     {%- set read_sources = {} -%}
@@ -193,4 +198,37 @@
         {%- endif -%}
     {%- endfor -%}
     {{ return(([schema], in_schema)) }}
+{%- endmacro %}
+
+
+{#
+    A DuckDB file whose name is a schema of the build (raw.duckdb, staging.duckdb): DuckDB
+    names the database after its file and cannot bind a view that reads "raw"."raw".<table>
+    when a database and a schema share the name (Binder Error: ambiguous reference), so the
+    build would fail at its first view over that schema, after minutes. DuckDB also renames
+    a file called main, temp or system (main.duckdb becomes main_db), where dbt looks for
+    main. The sentence that stops the run, or '' (other adapters: '').
+#}
+{% macro _database_name_problem() -%}
+    {%- set database = (target.get('database') or '') | lower -%}
+    {%- if target.type != 'duckdb' or not database -%}{{ return('') }}{%- endif -%}
+    {%- set schemas = [] -%}
+    {%- set sources = [] if var('raw_parquet_dir', none) else graph.sources.values() | list -%}
+    {%- for node in graph.nodes.values() | list + sources
+        if node.schema and (node.schema | lower) not in schemas -%}
+        {%- do schemas.append(node.schema | lower) -%}
+    {%- endfor -%}
+    {%- set file = " (file " ~ target.path ~ ")" if target.get('path') else "" -%}
+    {%- if database in ['main', 'temp', 'system'] -%}
+        {{ return("the database" ~ file ~ " is named '" ~ database ~ "', a name DuckDB reserves"
+            ~ " (it calls the file's database " ~ database ~ "_db, where dbt looks for " ~ database
+            ~ "): rename the file, e.g. challenge_fairness.duckdb") }}
+    {%- elif database in schemas -%}
+        {{ return("the database" ~ file ~ " is named '" ~ database ~ "' like the schema '"
+            ~ database ~ "' the build reads or writes, and DuckDB cannot bind a view over "
+            ~ database ~ "." ~ database ~ ".<table> when a database and a schema share a name"
+            ~ " (Binder Error: ambiguous reference), so the build would fail midway: rename the"
+            ~ " file, e.g. challenge_fairness.duckdb") }}
+    {%- endif -%}
+    {{ return('') }}
 {%- endmacro %}

@@ -1566,6 +1566,28 @@ def foreign_raw_tables(target: str, schema: str = "raw", parquet: bool = False) 
     )
 
 
+def check_database_name(path: Path, schema: str = "raw") -> None:
+    """Refused when DuckDB's name for the database at `path` (the file's stem) would break
+    the build on it: the schema the raw tables go in (a view cannot bind raw.raw.<table>,
+    an ambiguous reference), or a name DuckDB reserves and renames (main becomes main_db,
+    where dbt looks for main). The build's own check (macro _database_name_problem) also
+    refuses the names of its other schemas."""
+    name = path.stem.lower()
+    if name in ("main", "temp", "system"):
+        reason = f"'{name}' is a name DuckDB reserves (it would call the database {name}_db)"
+    elif name == schema.lower():
+        reason = (
+            f"the raw tables go in its schema '{schema}' of the same name, and DuckDB cannot bind"
+            f" a view over {name}.{schema}.<table> (an ambiguous reference)"
+        )
+    else:
+        return
+    raise Refused(
+        f"--duckdb {path}: DuckDB names the database after the file, and {reason}, so dbt"
+        " could not build on it: name the file otherwise, e.g. challenge_fairness.duckdb"
+    )
+
+
 def write_duckdb(platform: Platform, database_path: str, schema: str = "raw") -> None:
     """Write every table to ``schema.<table>`` in a DuckDB file, keeping the contract types
     (each table's comment marks it as generated: DEMO_MARKER)."""
@@ -1652,6 +1674,8 @@ def _generate(args: argparse.Namespace) -> int:
     if args.attempts < 1 and not args.quickstart:
         raise Refused(f"--attempts must be a positive number of attempts, got {args.attempts}")
     target = args.parquet_dir or args.duckdb
+    if args.duckdb:
+        check_database_name(Path(args.duckdb), args.schema)
     foreign = foreign_raw_tables(target, args.schema, parquet=bool(args.parquet_dir))
     if foreign and not args.force:
         raise Refused(
