@@ -2,10 +2,9 @@
     One row per rare term of a briefing (int_briefing_texts_scanned: the UDF
     cf_briefing_jargon_terms of detectors/briefing_text.py): words rarer than var
     `briefing_jargon_max_zipf` and acronyms rarer than var `briefing_jargon_acronym_max_zipf`
-    in English (wordfreq Zipf frequency),
-    runs of them as one multi-word term, with whether the briefing defines the term; the
-    overrides seed (var `briefing_audit_overrides_seed`, rule_id `jargon`) silences a term
-    or rewords its description.
+    in English (wordfreq Zipf frequency), runs of them as one multi-word term, with whether
+    the briefing defines the term; the overrides seed (var `briefing_audit_overrides_seed`,
+    rule_id `jargon`) silences a term or rewords its description.
 #}
 with
 

@@ -1,10 +1,11 @@
 {#
     One row per locale finding the maintained libraries make in a briefing
     (int_briefing_texts_scanned: the UDF cf_briefing_locale_findings of
-    detectors/briefing_text.py: CLDR currency symbols, libphonenumber, CLDR date orders, pint's units, the holidays library,
-    python-stdnum's identifiers, Google's address metadata, unstated customary rules), each span not explained by the
-    briefing, after the overrides seed (var `briefing_audit_overrides_seed`): 'silence'
-    drops it, 'reword' replaces its description and suggested neutral form.
+    detectors/briefing_text.py: CLDR currency symbols, libphonenumber, CLDR date orders,
+    pint's units, the holidays library, python-stdnum's identifiers, Google's address
+    metadata, unstated customary rules), each span not explained by the briefing, after the
+    overrides seed (var `briefing_audit_overrides_seed`): 'silence' drops it, 'reword'
+    replaces its description and suggested neutral form.
 #}
 with
 

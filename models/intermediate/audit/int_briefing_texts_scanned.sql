@@ -7,11 +7,13 @@
 
     Incremental: a run scans only the briefings whose text or `scanned_with` differ from the
     stored row (a new challenge, an edited briefing, an upgrade, other thresholds), and the
-    post-hook drops the rows of challenges that no longer have a briefing. The scans are the
-    audits' cost (libphonenumber's matcher over 245 regions, about 25 ms a briefing with
-    eight digits, and 2.2 s of library tables a process): a daily run whose briefings did
-    not change pays neither. Equal to a full refresh: each stored row is the scan of the
-    text beside it with the scanner named beside it.
+    post-hook drops the rows of challenges that no longer have a briefing. The scans are most
+    of the audits' cost (libphonenumber's matcher over 245 regions, about 25 ms a briefing
+    with eight digits, and the library tables they need): a daily run whose briefings did
+    not change scans none (fct_briefing_locale_findings may still build the holiday, unit
+    and address tables to ask whether a seed rule's match is explained). Equal to a full
+    refresh: each stored row is the scan of the text beside it with the scanner named
+    beside it.
 #}
 {{ config(
     materialized='incremental',
