@@ -15,14 +15,18 @@ One run
    and prints the time, peak memory, candidate pair counts (by pair kind: 'contamination',
    'instance', and since issue 17 'instance_file'; with the pairs proposed only by the
    containment bands), the flag rules of the flagged rows and the slowest nodes;
-4. writes everything to ``bench/out/contamination_results.json``.
+4. runs the same build again on that database with nothing new (a daily run: the stored
+   scans of ``int_code_documents_scanned`` are kept) and checks that its flags are the
+   same;
+5. writes everything to ``bench/out/contamination_results.json``.
 
 Usage::
 
     .venv/bin/python bench/bench_contamination.py                       # 10,000 x 100,000
     .venv/bin/python bench/bench_contamination.py --challenge-files 1000 --corpus-documents 10000
 
-Exit code 0 only when the build succeeded and every plant was found with nothing else.
+Exit code 0 only when the build succeeded, every plant was found with nothing else, and the
+build with nothing new flagged the same.
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ DATA_MARKER = "_complete.json"
 SELECT = [
     "--indirect-selection", "cautious",
     "--select",
+    "+fct_challenge_contamination",
     "+fct_contamination_family_evidence",
     "+fct_contamination_publication_effect",
     "+fct_challenge_instance_overlap",
@@ -228,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     measurement = measure("dbt_build", command, run_dir, env)
     checks = check_plants(database, data_dir)
     timing = dbt_timing(run_dir / "target")
+    rerun = measure("dbt_build_nothing_new", command, run_dir, env)
+    rerun_checks = check_plants(database, data_dir)
+    rerun_timing = dbt_timing(run_dir / "target")
     results = {
         "challenge_files": arguments.challenge_files,
         "corpus_documents": arguments.corpus_documents,
@@ -243,6 +251,14 @@ def main(argv: list[str] | None = None) -> int:
         },
         "checks": checks,
         "timing": timing,
+        "nothing_new": {
+            "seconds": rerun.seconds,
+            "cpu_seconds": rerun.cpu_seconds,
+            "peak_mib": rerun.peak_mib,
+            "log": rerun.log,
+            "same_checks": rerun_checks == checks,
+            "timing": rerun_timing,
+        },
     }
     (OUT / "contamination_results.json").write_text(json.dumps(results, indent=2) + "\n")
     print()
@@ -268,8 +284,16 @@ def main(argv: list[str] | None = None) -> int:
     print("slowest nodes:")
     for node in timing["top_nodes"]:
         print(f"  {node['execution_time']:8.1f} s  {node['unique_id']}")
+    print(
+        f"the same build again, nothing new: {rerun.seconds:.1f} s ({rerun.cpu_seconds:.1f} "
+        f"CPU s), peak {rerun.peak_mib:.0f} MiB; flags and pairs "
+        f"{'the same' if rerun_checks == checks else 'DIFFERENT'}; slowest nodes:"
+    )
+    for node in rerun_timing["top_nodes"]:
+        print(f"  {node['execution_time']:8.1f} s  {node['unique_id']}")
     ok = (
-        not checks["planted_missed"]
+        rerun_checks == checks
+        and not checks["planted_missed"]
         and not checks["flagged_not_planted"]
         and checks["instance_pairs_found"] == checks["planted_instance_pairs"]
         and not checks["instance_pairs_not_planted"]

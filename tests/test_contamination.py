@@ -991,3 +991,109 @@ def test_containments_equal_the_independent_computation(
         assert row.containment_a == pytest.approx(
             max(row.raw_containment_a, np.nan_to_num(row.normalised_containment_a))
         )
+
+
+# --- stored scans (issue 35: a daily run tokenises and signs only what changed) ----------
+
+
+@pytest.mark.dbt
+def test_a_run_scans_only_new_or_changed_code_documents(tmp_path: Path) -> None:
+    """int_code_documents_scanned keeps a stored scan while the document's content and what
+    scans it (scanned_with) are unchanged; scans again an edited file and its codebase, an
+    older scanner's rows, a new document, and every document under another shingle size;
+    drops a document that is gone; then equals a full refresh of the same raw rows."""
+    platform = generate_platform(PlatformSpec(seed=5, n_attempts=1_000))
+    raw = tmp_path / "raw"
+    write_parquet(platform, str(raw))
+    code = _containment_code(platform.tables["challenges"].column("challenge_id").to_pylist())
+    files, corpus = code["challenge_files"].copy(), code["reference_corpus"].copy()
+
+    def write_code() -> None:
+        for name, frame in (("challenge_files", files), ("reference_corpus", corpus)):
+            pq.write_table(
+                pa.Table.from_pandas(frame, preserve_index=False), raw / f"{name}.parquet"
+            )
+
+    write_code()
+    database = tmp_path / "scans.duckdb"
+    select = ["run", "--select", "+int_code_documents_scanned"]
+    stored = "intermediate.int_code_documents_scanned"
+
+    def scans(db: Path = database) -> pd.DataFrame:
+        return read_table(
+            db,
+            f"""
+            select indexed.document_kind as kind,
+                coalesce(indexed.document_id, indexed.challenge_id || ':'
+                    || coalesce(indexed.file_path, '')) as name,
+                scanned.* exclude (document_kind)
+            from {stored} as scanned
+            inner join intermediate.int_code_documents_indexed as indexed
+                using (document_key)
+            where scanned.normalisation = 'raw'
+            """,
+        ).set_index(["kind", "name"])
+
+    run = run_dbt(
+        select, database=database, work_dir=tmp_path, dbt_vars={"raw_parquet_dir": str(raw)}
+    )
+    assert run.success, run.output
+    first = scans()
+    assert len(first) == len(files) + len(corpus) + files.challenge_id.nunique()
+    kept = ("reference_document", "doc-00")
+    upgraded = ("challenge_file", "ch-s05:src/own_0.py")
+    edited = ("challenge_file", "ch-s06:src/own_1.py")
+    removed, added = "doc-01", "doc-new"
+    with duckdb.connect(str(database)) as connection:
+        for (kind, name), scanned_with in ((kept, None), (upgraded, "an older scanner")):
+            connection.execute(
+                f"update {stored} set tokens = -1,"
+                " scanned_with = coalesce(?, scanned_with) where document_key = ?",
+                [scanned_with, first.loc[(kind, name), "document_key"]],
+            )
+    is_edited = (files.challenge_id == "ch-s06") & (files.file_path == "src/own_1.py")
+    files.loc[is_edited, "content"] = "def edited(x):\n    return x + 1\n"
+    new_document = corpus[corpus.document_id == "doc-02"].assign(
+        document_id=added, content=files.content[0]
+    )
+    corpus = pd.concat([corpus[corpus.document_id != removed], new_document], ignore_index=True)
+    write_code()
+
+    run = run_dbt(
+        select, database=database, work_dir=tmp_path, dbt_vars={"raw_parquet_dir": str(raw)}
+    )
+    assert run.success, run.output
+    second = scans()
+    assert second.loc[kept, "tokens"] == -1  # not scanned again
+    assert second.loc[upgraded, "tokens"] == first.loc[upgraded, "tokens"]
+    assert second.loc[upgraded, "scanned_with"] == first.loc[upgraded, "scanned_with"]
+    for key in (edited, ("challenge_codebase", "ch-s06:")):  # the file and its codebase
+        assert second.loc[key, "content_digest"] != first.loc[key, "content_digest"]
+        assert second.loc[key, "tokens"] < first.loc[key, "tokens"]
+    unchanged = ("challenge_codebase", "ch-s05:")
+    assert second.loc[unchanged, "content_digest"] == first.loc[unchanged, "content_digest"]
+    assert ("reference_document", removed) not in second.index
+    assert second.loc[("reference_document", added), "tokens"] > 0
+    assert len(second) == len(first)  # one document gone, one new
+
+    shingles_4 = {"raw_parquet_dir": str(raw), "shingle_tokens": 4}
+    run = run_dbt(select, database=database, work_dir=tmp_path, dbt_vars=shingles_4)
+    assert run.success, run.output
+    third = scans()
+    assert (third.scanned_with != second.scanned_with.reindex(third.index)).all()
+    fresh = tmp_path / "fresh.duckdb"
+    run = run_dbt(select, database=fresh, work_dir=tmp_path, dbt_vars=shingles_4)
+    assert run.success, run.output
+    with duckdb.connect(str(database), read_only=True) as connection:
+        connection.execute(f"attach '{fresh}' as fresh (read_only)")
+        differing = connection.execute(
+            f"""
+            select count(*) from (
+                (select * from {stored} except all select * from fresh.{stored})
+                union all
+                (select * from fresh.{stored} except all select * from {stored})
+            )
+            """
+        ).fetchone()
+    assert differing == (0,)
+    assert len(third) == len(second)

@@ -2,6 +2,9 @@
     One row per code document: every usable challenge file, every usable reference
     document, and every challenge codebase (a challenge's files taken together), numbered
     1..n (challenge files, then reference documents, then codebases, each ordered by key).
+    `document_key` names a document the same way in every run (its kind and key columns as
+    a JSON list), where the numbers shift when documents come and go: the stored scans
+    (int_code_documents_scanned) are kept under it.
     Narrow on purpose: the texts stay in staging until they are tokenised.
 #}
 with
@@ -66,6 +69,9 @@ indexed as (
 
 select
     cast(indexed.document_number as bigint) as document_number,
+    cast(to_json(list_value(
+        indexed.document_kind, indexed.challenge_id, indexed.file_path, indexed.document_id
+    )) as varchar) as document_key,
     cast(indexed.document_kind as varchar) as document_kind,
     cast(indexed.challenge_id as varchar) as challenge_id,
     cast(challenges.template_id as varchar) as template_id,

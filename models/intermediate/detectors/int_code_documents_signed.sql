@@ -1,8 +1,10 @@
 {#
     One row per (compared code document, normalisation): its MinHash signature
     (var `minhash_permutations` positions) and its LSH band hashes (var `minhash_bands`
-    bands of minhash_permutations / minhash_bands positions each). Documents with fewer
-    than `contamination_min_shingles` distinct normalised shingles are not signed.
+    bands of minhash_permutations / minhash_bands positions each), under this run's document
+    numbers. Documents with fewer than `contamination_min_shingles` distinct normalised
+    shingles are not signed. The signatures are stored per document by
+    int_code_documents_scanned (a run signs only new or changed documents).
     Raw signatures of challenge files and reference documents also get containment band
     hashes (var `contamination_containment_bands` bands of fewer positions): a file
     contained in a larger text has a low Jaccard with it (|A| / |B| when wholly
@@ -11,43 +13,25 @@
     only: unrelated code shares few raw shingles, but many normalised ones, which would
     make every pair a candidate.
 #}
-{%- set rows_per_band = lsh_rows_per_band() %}
-{%- set containment_rows_per_band = lsh_rows_per_band('contamination_containment_bands') %}
+{{ config(materialized='view') }}
 with
 
 documents as (
-    select * from {{ ref('int_code_documents_shingled') }}
+    select * from {{ ref('int_code_documents_indexed') }}
+),
+
+scanned as (
+    select * from {{ ref('int_code_documents_scanned') }}
     where is_compared
-),
-
-signed as (
-    select
-        document_number,
-        document_kind,
-        normalisation,
-        {{ minhash_signature('shingles', var('minhash_permutations')) }} as signature
-    from documents
-),
-
-banded as (
-    select
-        *,
-        {{ signature_bands('signature', var('minhash_bands'), rows_per_band) }} as band_hashes,
-        case
-            when normalisation = 'raw'
-                and document_kind in ('challenge_file', 'reference_document')
-                then {{ signature_bands(
-                    'signature', var('contamination_containment_bands'), containment_rows_per_band
-                ) }}
-        end as containment_band_hashes
-    from signed
 )
 
 select
-    cast(document_number as bigint) as document_number,
-    cast(document_kind as varchar) as document_kind,
-    cast(normalisation as varchar) as normalisation,
-    signature,
-    band_hashes,
-    containment_band_hashes
-from banded
+    documents.document_number,
+    scanned.document_kind,
+    scanned.normalisation,
+    scanned.signature,
+    scanned.band_hashes,
+    scanned.containment_band_hashes
+from scanned
+inner join documents
+    on scanned.document_key = documents.document_key
