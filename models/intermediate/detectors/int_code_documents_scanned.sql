@@ -36,6 +36,7 @@
     signature_bands('signature', var('contamination_containment_bands'), containment_rows_per_band),
     'contamination_min_shingles=' ~ var('contamination_min_shingles'),
 ] | join('\n') %}
+{%- set scanned_with = "'" ~ local_md5(scanner) ~ " on DuckDB ' || version()" %}
 {{ config(
     materialized='incremental',
     incremental_strategy='delete+insert',
@@ -124,7 +125,7 @@ texts_to_scan as (
         any_value(document_kind) as document_kind,
         any_value(content_digest) as content_digest,
         any_value(content) as content,
-        '{{ local_md5(scanner) }} on DuckDB ' || version() as scanned_with
+        {{ scanned_with }} as scanned_with
     from texts
     {%- if is_incremental() %}
     where not exists (
@@ -132,7 +133,7 @@ texts_to_scan as (
             from {{ this }} as stored
             where stored.document_key = texts.document_key
                 and stored.content_digest = texts.content_digest
-                and stored.scanned_with = '{{ local_md5(scanner) }} on DuckDB ' || version()
+                and stored.scanned_with = {{ scanned_with }}
         )
     {%- endif %}
     group by document_key
@@ -141,7 +142,7 @@ texts_to_scan as (
 codebases_to_scan as (
     select
         codebase_digests.*,
-        '{{ local_md5(scanner) }} on DuckDB ' || version() as scanned_with
+        {{ scanned_with }} as scanned_with
     from codebase_digests
     {%- if is_incremental() %}
     where not exists (
@@ -149,7 +150,7 @@ codebases_to_scan as (
             from {{ this }} as stored
             where stored.document_key = codebase_digests.document_key
                 and stored.content_digest = codebase_digests.content_digest
-                and stored.scanned_with = '{{ local_md5(scanner) }} on DuckDB ' || version()
+                and stored.scanned_with = {{ scanned_with }}
         )
     {%- endif %}
 ),
