@@ -39,11 +39,12 @@ RUN_STAMP_COLUMNS = (
     "int_fairness_expectations_validated.validated_at",
 )
 #: The incremental scan's bookkeeping that each engine writes with its own 64-bit hash
-#: function (the Spark path, docs/spark.md): row hashes and their sums. Nothing
-#: downstream reads them.
+#: function (the Spark path, docs/spark.md): row hashes and their sums, and the digest of
+#: the SQL each engine staged with. Nothing downstream reads them.
 ENGINE_HASH_COLUMNS = (
     "base_platform__attempts.row_checksum",
     "base_platform__attempts.attempt_id_hash",
+    "base_platform__reference_corpus.staged_with",
     "int_keyed__rubric_scores_checked.row_checksum",
     "int_keyed__rubric_scores_checked.validated_with",
     "int_keyed__test_results_checked.row_checksum",

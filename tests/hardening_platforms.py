@@ -56,6 +56,7 @@ INTERNAL_COLUMNS = (
     "source_columns",
     "is_in_scan",
     "validated_with",
+    "staged_with",
     "source_folder",
     "file_rows",
     "file_bytes",

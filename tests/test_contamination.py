@@ -1097,3 +1097,65 @@ def test_a_run_scans_only_new_or_changed_code_documents(tmp_path: Path) -> None:
         ).fetchone()
     assert differing == (0,)
     assert len(third) == len(second)
+
+
+def test_the_reference_corpus_is_staged_again_only_when_it_changed(tmp_path: Path) -> None:
+    """base_platform__reference_corpus inserts nothing while its raw rows and staging are
+    as stored (a stored row tampered with stays); an edited, a removed and a new document
+    stage every row again, which then equals a full build of the same raw rows."""
+    platform = generate_platform(PlatformSpec(seed=5, n_attempts=1_000))
+    raw = tmp_path / "raw"
+    write_parquet(platform, str(raw))
+    code = _containment_code(platform.tables["challenges"].column("challenge_id").to_pylist())
+    corpus = code["reference_corpus"].copy()
+
+    def write_corpus() -> None:
+        table = pa.Table.from_pandas(corpus, preserve_index=False)
+        pq.write_table(table, raw / "reference_corpus.parquet")
+
+    def build(database: Path) -> None:
+        run = run_dbt(
+            ["run", "--select", "base_platform__reference_corpus"],
+            database=database,
+            work_dir=tmp_path,
+            dbt_vars={"raw_parquet_dir": str(raw)},
+        )
+        assert run.success, run.output
+
+    staged = "staging.base_platform__reference_corpus"
+    write_corpus()
+    database = tmp_path / "daily.duckdb"
+    build(database)
+    with duckdb.connect(str(database)) as connection:
+        connection.execute(f"update {staged} set source = 'tampered' where document_id = 'doc-00'")
+    build(database)  # nothing changed: the tampered row is kept, nothing is inserted
+    kept = read_table(database, f"select document_id, source from {staged}")
+    assert len(kept) == len(corpus)
+    assert kept.set_index("document_id").loc["doc-00", "source"] == "tampered"
+
+    corpus.loc[corpus.document_id == "doc-02", "content"] = "def edited(x):\n    return x\n"
+    corpus = pd.concat(
+        [
+            corpus[corpus.document_id != "doc-01"],
+            corpus[corpus.document_id == "doc-03"].assign(document_id="doc-new"),
+        ],
+        ignore_index=True,
+    )
+    write_corpus()
+    build(database)
+    fresh = tmp_path / "fresh.duckdb"
+    build(fresh)
+    with duckdb.connect(str(database), read_only=True) as connection:
+        connection.execute(f"attach '{fresh}' as fresh (read_only)")
+        rows = connection.execute(f"select count(*) from {staged}").fetchone()[0]
+        differing = connection.execute(
+            f"""
+            select count(*) from (
+                (select * from {staged} except all select * from fresh.{staged})
+                union all
+                (select * from fresh.{staged} except all select * from {staged})
+            )
+            """
+        ).fetchone()[0]
+    assert rows == len(corpus)
+    assert differing == 0
