@@ -996,6 +996,32 @@ def test_containments_equal_the_independent_computation(
 # --- stored scans (issue 35: a daily run tokenises and signs only what changed) ----------
 
 
+def _run_selected(selection: str, database: Path, work_dir: Path, raw: Path) -> None:
+    """`dbt run --select <selection>` of the parquet platform in `raw` into `database`."""
+    run = run_dbt(
+        ["run", "--select", selection],
+        database=database,
+        work_dir=work_dir,
+        dbt_vars={"raw_parquet_dir": str(raw)},
+    )
+    assert run.success, run.output
+
+
+def _rows_differing(database: Path, fresh: Path, relation: str) -> int:
+    """How many rows of `relation` the two databases do not share (as multisets)."""
+    with duckdb.connect(str(database), read_only=True) as connection:
+        connection.execute(f"attach '{fresh}' as fresh (read_only)")
+        return connection.execute(
+            f"""
+            select count(*) from (
+                (select * from {relation} except all select * from fresh.{relation})
+                union all
+                (select * from fresh.{relation} except all select * from {relation})
+            )
+            """
+        ).fetchone()[0]
+
+
 @pytest.mark.dbt
 def test_a_run_scans_only_new_or_changed_code_documents(tmp_path: Path) -> None:
     """int_code_documents_scanned keeps a stored scan while the document's content and what
@@ -1084,21 +1110,11 @@ def test_a_run_scans_only_new_or_changed_code_documents(tmp_path: Path) -> None:
     fresh = tmp_path / "fresh.duckdb"
     run = run_dbt(select, database=fresh, work_dir=tmp_path, dbt_vars=shingles_4)
     assert run.success, run.output
-    with duckdb.connect(str(database), read_only=True) as connection:
-        connection.execute(f"attach '{fresh}' as fresh (read_only)")
-        differing = connection.execute(
-            f"""
-            select count(*) from (
-                (select * from {stored} except all select * from fresh.{stored})
-                union all
-                (select * from fresh.{stored} except all select * from {stored})
-            )
-            """
-        ).fetchone()
-    assert differing == (0,)
+    assert _rows_differing(database, fresh, stored) == 0
     assert len(third) == len(second)
 
 
+@pytest.mark.dbt
 def test_the_reference_corpus_is_staged_again_only_when_it_changed(tmp_path: Path) -> None:
     """base_platform__reference_corpus inserts nothing while its raw rows and staging are
     as stored (a stored row tampered with stays); an edited, a removed and a new document
@@ -1114,13 +1130,7 @@ def test_the_reference_corpus_is_staged_again_only_when_it_changed(tmp_path: Pat
         pq.write_table(table, raw / "reference_corpus.parquet")
 
     def build(database: Path) -> None:
-        run = run_dbt(
-            ["run", "--select", "base_platform__reference_corpus"],
-            database=database,
-            work_dir=tmp_path,
-            dbt_vars={"raw_parquet_dir": str(raw)},
-        )
-        assert run.success, run.output
+        _run_selected("base_platform__reference_corpus", database, tmp_path, raw)
 
     staged = "staging.base_platform__reference_corpus"
     write_corpus()
@@ -1145,17 +1155,74 @@ def test_the_reference_corpus_is_staged_again_only_when_it_changed(tmp_path: Pat
     build(database)
     fresh = tmp_path / "fresh.duckdb"
     build(fresh)
-    with duckdb.connect(str(database), read_only=True) as connection:
-        connection.execute(f"attach '{fresh}' as fresh (read_only)")
-        rows = connection.execute(f"select count(*) from {staged}").fetchone()[0]
-        differing = connection.execute(
-            f"""
-            select count(*) from (
-                (select * from {staged} except all select * from fresh.{staged})
-                union all
-                (select * from fresh.{staged} except all select * from {staged})
-            )
-            """
-        ).fetchone()[0]
-    assert rows == len(corpus)
-    assert differing == 0
+    assert len(read_table(database, f"select document_id from {staged}")) == len(corpus)
+    assert _rows_differing(database, fresh, staged) == 0
+
+
+@pytest.mark.dbt
+def test_a_run_measures_only_new_or_changed_candidate_pairs(tmp_path: Path) -> None:
+    """int_code_pairs_measured keeps a stored pair while both documents and what measures
+    them are unchanged (a stored value tampered with stays); measures again the pairs of an
+    edited file, drops the pairs of a removed file; every pair then equals a full build of
+    the same raw rows, and so does int_code_pairs_compared."""
+    platform = generate_platform(PlatformSpec(seed=5, n_attempts=1_000))
+    raw = tmp_path / "raw"
+    write_parquet(platform, str(raw))
+    code = _containment_code(platform.tables["challenges"].column("challenge_id").to_pylist())
+    files, corpus = code["challenge_files"].copy(), code["reference_corpus"].copy()
+
+    def write_code() -> None:
+        for name, frame in (("challenge_files", files), ("reference_corpus", corpus)):
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            pq.write_table(table, raw / f"{name}.parquet")
+
+    def build(database: Path) -> None:
+        _run_selected("+int_code_pairs_compared", database, tmp_path, raw)
+
+    measured = "intermediate.int_code_pairs_measured"
+    pairs = f"""
+        select
+            measured.pair_kind,
+            json_extract_string(measured.document_key_a, '$[1]') as challenge_a,
+            json_extract_string(measured.document_key_a, '$[2]') as file_a,
+            measured.raw_minhash_estimate,
+            measured.measured_with
+        from {measured} as measured
+        """
+    write_code()
+    database = tmp_path / "daily.duckdb"
+    build(database)
+    first = read_table(database, pairs)
+    assert len(first) > 0
+    edited = ("ch-t02-01", "config/settings.py")
+    removed = ("ch-t03-01", "vendor/lib.py")
+    is_pair_of = {
+        name: (first.challenge_a == challenge) & (first.file_a == path)
+        for name, (challenge, path) in (("edited", edited), ("removed", removed))
+    }
+    assert is_pair_of["edited"].any() and is_pair_of["removed"].any()
+    with duckdb.connect(str(database)) as connection:
+        connection.execute(f"update {measured} set raw_minhash_estimate = -1")
+    build(database)  # nothing changed: every stored pair is kept as it is
+    assert (read_table(database, pairs).raw_minhash_estimate == -1).all()
+
+    is_edited = (files.challenge_id == edited[0]) & (files.file_path == edited[1])
+    files.loc[is_edited, "content"] = (
+        files.loc[is_edited, "content"] + "\n\ndef more(x):\n    return x\n"
+    )
+    files = files[~((files.challenge_id == removed[0]) & (files.file_path == removed[1]))]
+    write_code()
+    build(database)
+    second = read_table(database, pairs)
+    again = (second.challenge_a == edited[0]) & (second.file_a == edited[1])
+    assert again.any() and (second[again].raw_minhash_estimate >= 0).all()
+    assert (second[~again & (second.challenge_a != edited[0])].raw_minhash_estimate == -1).any()
+    assert not ((second.challenge_a == removed[0]) & (second.file_a == removed[1])).any()
+
+    with duckdb.connect(str(database)) as connection:
+        connection.execute(f"delete from {measured} where raw_minhash_estimate = -1")
+    build(database)  # the pairs deleted above are measured again
+    fresh = tmp_path / "fresh.duckdb"
+    build(fresh)
+    for relation in (measured, "intermediate.int_code_pairs_compared"):
+        assert _rows_differing(database, fresh, relation) == 0, relation
