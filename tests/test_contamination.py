@@ -1118,7 +1118,8 @@ def test_a_run_scans_only_new_or_changed_code_documents(tmp_path: Path) -> None:
 def test_the_reference_corpus_is_staged_again_only_when_it_changed(tmp_path: Path) -> None:
     """base_platform__reference_corpus inserts nothing while its raw rows and staging are
     as stored (a stored row tampered with stays); an edited, a removed and a new document
-    stage every row again, which then equals a full build of the same raw rows."""
+    stage every row again, which then equals a full build of the same raw rows; so does a
+    table an older version stored (no staged_with), without --full-refresh."""
     platform = generate_platform(PlatformSpec(seed=5, n_attempts=1_000))
     raw = tmp_path / "raw"
     write_parquet(platform, str(raw))
@@ -1156,6 +1157,11 @@ def test_the_reference_corpus_is_staged_again_only_when_it_changed(tmp_path: Pat
     fresh = tmp_path / "fresh.duckdb"
     build(fresh)
     assert len(read_table(database, f"select document_id from {staged}")) == len(corpus)
+    assert _rows_differing(database, fresh, staged) == 0
+
+    with duckdb.connect(str(database)) as connection:  # as an older version stored it
+        connection.execute(f"alter table {staged} drop column staged_with")
+    build(database)  # no --full-refresh needed: staged again, the column added
     assert _rows_differing(database, fresh, staged) == 0
 
 

@@ -105,13 +105,16 @@
     {#- Incremental models (selected, not a full refresh) whose stored table lacks a column
         the model declares: a database built by an older version. One catalog query per
         model; the columns an incremental run reads that the YAML leaves undeclared are
-        guarded where they are read (macro _require_stored_column). -#}
+        guarded where they are read (macro _require_stored_column). A model with meta
+        `restaged_in_full` stages every row again into synced columns then (macro
+        restaging), so it needs no full refresh. -#}
     {%- if not flags.FULL_REFRESH -%}
         {%- for unique_id in selected_resources -%}
             {%- set node = graph.nodes.get(unique_id) -%}
             {%- if node is not none and node.resource_type == 'model'
                 and node.package_name == 'challenge_fairness'
-                and node.config.materialized == 'incremental' and node.columns -%}
+                and node.config.materialized == 'incremental' and node.columns
+                and not (node.config.meta or {}).get('restaged_in_full') -%}
                 {%- set stored = adapter.get_relation(
                     database=node.database, schema=node.schema, identifier=node.alias) -%}
                 {%- if stored is not none -%}

@@ -11,13 +11,16 @@
     with 100,000 documents, a build with nothing new rewrote about 100 MB of text, which
     DuckDB then checkpointed (issue 35). Otherwise the table is emptied (pre-hook) and
     every row staged again, as by a full build: this is a dimension table, whose rows may
-    be edited or removed in place, so no part of it is kept.
+    be edited or removed in place, so no part of it is kept. For the same reason a table
+    built by an older version (without `staged_with`) is emptied, its columns synced and
+    every row staged: an upgrade needs no --full-refresh for this model.
 #}
 -- depends_on: {{ ref('stg_platform__appended_files') }}
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
-    on_schema_change='fail',
+    on_schema_change='sync_all_columns',
+    meta={'restaged_in_full': true},
     pre_hook="{% if is_incremental() and challenge_fairness.restaging(this) %}delete from {{ this }}{% endif %}",
 ) }}
 {{ scan_stage_config('incremental') }}
