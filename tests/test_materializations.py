@@ -1,10 +1,10 @@
 """The project's `table` and `view` materializations (macros/materializations/).
 
-They drop and create a relation in one transaction instead of dbt-duckdb's temporary name,
-backup and renames. This builds a probe project on the package's macros and checks what a
-user of dbt relies on: hooks inside and outside the transaction, contracts, Python models,
-a rebuild over the previous relation (also of another type), and a failed build that leaves
-the previous table as it was.
+They drop and create a relation in one transaction (or replace a table with one CREATE OR
+REPLACE TABLE) instead of dbt-duckdb's temporary name, backup and renames. This builds a
+probe project on the package's macros and checks what a user of dbt relies on: hooks inside
+and outside the transaction, contracts, Python models, a rebuild over the previous relation
+(also of another type), and a failed build that leaves the previous table as it was.
 """
 
 from __future__ import annotations
@@ -30,6 +30,11 @@ MODELS = {
                  "transaction": false},
             ],
         ) }}
+        select {{ var('version') }} as version
+    """,
+    # No hooks, no contract: replaced by one CREATE OR REPLACE TABLE, without a drop.
+    "probe_plain.sql": """\
+        {{ config(materialized='table') }}
         select {{ var('version') }} as version
     """,
     "probe_view.sql": """\
@@ -105,9 +110,14 @@ def test_hooks_contracts_python_and_rebuilds(tmp_path: Path) -> None:
     assert read_table(database, "select * from main.probe_table")["version"].tolist() == [2]
     assert read_table(database, "select * from main.probe_view")["version_tenfold"].tolist() == [20]
     assert read_table(database, "select * from main.probe_python")["doubled"].tolist() == [4]
+    assert read_table(database, "select * from main.probe_plain")["version"].tolist() == [2]
     assert not [name for name in types if "__dbt_tmp" in name or "__dbt_backup" in name]
     log = (tmp_path / "logs" / "dbt.log").read_text()
     assert "__dbt_backup" not in log and "__dbt_tmp" not in log
+    # a table without contract or hooks is replaced, not dropped first; one with them is
+    assert 'drop table if exists "probe"."main"."probe_plain"' not in log
+    assert 'create or replace table "probe"."main"."probe_plain"' in log
+    assert 'drop table if exists "probe"."main"."probe_table"' in log
 
     back = run_dbt(
         ["run", "--select", "probe_switch"],
@@ -121,20 +131,22 @@ def test_hooks_contracts_python_and_rebuilds(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("version", "message"),
+    ("model", "version", "message"),
     [
-        ("cast(error('boom') as integer)", "boom"),  # fails filling the new table, after the drop
-        ("'not a number'", "contract"),  # fails the contract check, after the drop
+        # fails filling the new table, after the drop
+        ("probe_table", "cast(error('boom') as integer)", "boom"),
+        ("probe_table", "'not a number'", "contract"),  # fails the contract check, after the drop
+        ("probe_plain", "cast(error('boom') as integer)", "boom"),  # fails its CREATE OR REPLACE
     ],
 )
 def test_a_failed_build_keeps_the_previous_table(
-    tmp_path: Path, version: str, message: str
+    tmp_path: Path, model: str, version: str, message: str
 ) -> None:
     project = tmp_path / "probe"
     write_probe(project)
     database = tmp_path / "probe.duckdb"
     built = run_dbt(
-        ["run", "--select", "probe_table"],
+        ["run", "--select", model],
         database=database,
         work_dir=tmp_path,
         project_dir=project,
@@ -143,7 +155,7 @@ def test_a_failed_build_keeps_the_previous_table(
     assert built.success, built.output
 
     failed = run_dbt(
-        ["run", "--select", "probe_table"],
+        ["run", "--select", model],
         database=database,
         work_dir=tmp_path,
         project_dir=project,
@@ -151,4 +163,4 @@ def test_a_failed_build_keeps_the_previous_table(
     )
     assert not failed.success
     assert message in failed.output.lower(), failed.output
-    assert read_table(database, "select * from main.probe_table")["version"].tolist() == [3]
+    assert read_table(database, f"select * from main.{model}")["version"].tolist() == [3]

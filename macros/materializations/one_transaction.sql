@@ -11,17 +11,33 @@
     Contracts, hooks, grants and persist_docs work as in dbt-duckdb (create_table_as,
     run_hooks, apply_grants, persist_docs). Used only when this project is the root
     project: dbt ignores a builtin materialization that an installed package overrides.
+
+    A SQL table without contract or SQL header, where no view of its name is in the way
+    (most intermediate models), is not dropped first: `CREATE OR REPLACE TABLE` replaces
+    it in the same transaction, one statement and one pass through dbt's statement macros
+    less per model (a contract's table is created empty and then filled, so it is dropped).
 #}
 {% materialization table, adapter='duckdb', supported_languages=['sql', 'python'] %}
     {%- set language = model['language'] -%}
     {%- set existing_relation = load_cached_relation(this) -%}
     {%- set target_relation = this.incorporate(type='table') -%}
 
-    {{ challenge_fairness._begin_replacing(existing_relation, drop_existing=true) }}
+    {%- set replaced = language == 'sql'
+        and not config.get('contract').enforced
+        and config.get('sql_header') is none
+        and (existing_relation is none or existing_relation.is_table) -%}
+
+    {{ challenge_fairness._begin_replacing(existing_relation, drop_existing=not replaced) }}
     {#- Called here, not in a shared macro: dbt runs a Python model's job only from a
         statement its materialization calls itself. #}
     {% call statement('main', language=language) -%}
-        {{- create_table_as(False, target_relation, compiled_code, language) }}
+        {%- if replaced -%}
+            create or replace table {{ target_relation }} as (
+                {{ compiled_code }}
+            );
+        {%- else -%}
+            {{- create_table_as(False, target_relation, compiled_code, language) }}
+        {%- endif -%}
     {%- endcall %}
     {{ return(challenge_fairness._finish_replacing(target_relation, existing_relation)) }}
 {% endmaterialization %}
