@@ -996,6 +996,22 @@ def test_containments_equal_the_independent_computation(
 # --- stored scans (issue 35: a daily run tokenises and signs only what changed) ----------
 
 
+def _code_platform(tmp_path: Path) -> tuple[Path, pd.DataFrame, pd.DataFrame]:
+    """A small platform's raw parquet folder (tmp_path/raw) and copies of the challenge
+    files and reference corpus of _containment_code, to edit and write with _write_raw."""
+    platform = generate_platform(PlatformSpec(seed=5, n_attempts=1_000))
+    raw = tmp_path / "raw"
+    write_parquet(platform, str(raw))
+    code = _containment_code(platform.tables["challenges"].column("challenge_id").to_pylist())
+    return raw, code["challenge_files"].copy(), code["reference_corpus"].copy()
+
+
+def _write_raw(raw: Path, **tables: pd.DataFrame) -> None:
+    """Writes each table as raw/<name>.parquet, replacing the file."""
+    for name, frame in tables.items():
+        pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), raw / f"{name}.parquet")
+
+
 def _run_selected(selection: str, database: Path, work_dir: Path, raw: Path) -> None:
     """`dbt run --select <selection>` of the parquet platform in `raw` into `database`."""
     run = run_dbt(
@@ -1028,17 +1044,10 @@ def test_a_run_scans_only_new_or_changed_code_documents(tmp_path: Path) -> None:
     scans it (scanned_with) are unchanged; scans again an edited file and its codebase, an
     older scanner's rows, a new document, and every document under another shingle size;
     drops a document that is gone; then equals a full refresh of the same raw rows."""
-    platform = generate_platform(PlatformSpec(seed=5, n_attempts=1_000))
-    raw = tmp_path / "raw"
-    write_parquet(platform, str(raw))
-    code = _containment_code(platform.tables["challenges"].column("challenge_id").to_pylist())
-    files, corpus = code["challenge_files"].copy(), code["reference_corpus"].copy()
+    raw, files, corpus = _code_platform(tmp_path)
 
     def write_code() -> None:
-        for name, frame in (("challenge_files", files), ("reference_corpus", corpus)):
-            pq.write_table(
-                pa.Table.from_pandas(frame, preserve_index=False), raw / f"{name}.parquet"
-            )
+        _write_raw(raw, challenge_files=files, reference_corpus=corpus)
 
     write_code()
     database = tmp_path / "scans.duckdb"
@@ -1120,15 +1129,10 @@ def test_the_reference_corpus_is_staged_again_only_when_it_changed(tmp_path: Pat
     as stored (a stored row tampered with stays); an edited, a removed and a new document
     stage every row again, which then equals a full build of the same raw rows; so does a
     table an older version stored (no staged_with), without --full-refresh."""
-    platform = generate_platform(PlatformSpec(seed=5, n_attempts=1_000))
-    raw = tmp_path / "raw"
-    write_parquet(platform, str(raw))
-    code = _containment_code(platform.tables["challenges"].column("challenge_id").to_pylist())
-    corpus = code["reference_corpus"].copy()
+    raw, _, corpus = _code_platform(tmp_path)
 
     def write_corpus() -> None:
-        table = pa.Table.from_pandas(corpus, preserve_index=False)
-        pq.write_table(table, raw / "reference_corpus.parquet")
+        _write_raw(raw, reference_corpus=corpus)
 
     def build(database: Path) -> None:
         _run_selected("base_platform__reference_corpus", database, tmp_path, raw)
@@ -1171,16 +1175,10 @@ def test_a_run_measures_only_new_or_changed_candidate_pairs(tmp_path: Path) -> N
     them are unchanged (a stored value tampered with stays); measures again the pairs of an
     edited file, drops the pairs of a removed file; every pair then equals a full build of
     the same raw rows, and so does int_code_pairs_compared."""
-    platform = generate_platform(PlatformSpec(seed=5, n_attempts=1_000))
-    raw = tmp_path / "raw"
-    write_parquet(platform, str(raw))
-    code = _containment_code(platform.tables["challenges"].column("challenge_id").to_pylist())
-    files, corpus = code["challenge_files"].copy(), code["reference_corpus"].copy()
+    raw, files, corpus = _code_platform(tmp_path)
 
     def write_code() -> None:
-        for name, frame in (("challenge_files", files), ("reference_corpus", corpus)):
-            table = pa.Table.from_pandas(frame, preserve_index=False)
-            pq.write_table(table, raw / f"{name}.parquet")
+        _write_raw(raw, challenge_files=files, reference_corpus=corpus)
 
     def build(database: Path) -> None:
         _run_selected("+int_code_pairs_compared", database, tmp_path, raw)

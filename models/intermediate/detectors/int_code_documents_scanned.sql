@@ -27,10 +27,7 @@
     it (DuckDB's version is added in SQL). #}
 {%- set scanner = [
     model.raw_code,
-    code_tokens('content'),
-    code_raw_tokens('tokens'),
-    code_normalised_tokens('tokens'),
-    shingle_hashes('tokens', k),
+    code_shingled('texts', k),
     minhash_signature('shingles', permutations),
     signature_bands('signature', var('minhash_bands'), rows_per_band),
     signature_bands('signature', var('contamination_containment_bands'), containment_rows_per_band),
@@ -155,75 +152,25 @@ codebases_to_scan as (
     {%- endif %}
 ),
 
-texts_tokenised as (
-    select
-        document_key,
-        document_kind,
-        content_digest,
-        scanned_with,
-        {{ code_tokens('content') }} as tokens
-    from texts_to_scan
-),
-
-texts_normalised as (
-    select
-        document_key,
-        document_kind,
-        content_digest,
-        scanned_with,
-        {{ code_raw_tokens('tokens') }} as raw_tokens,
-        {{ code_normalised_tokens('tokens') }} as normalised_tokens
-    from texts_tokenised
-),
-
 texts_shingled as (
-    select
-        document_key,
-        document_kind,
-        content_digest,
-        scanned_with,
-        len(raw_tokens) as raw_token_count,
-        len(normalised_tokens) as normalised_token_count,
-        {{ shingle_hashes('raw_tokens', k) }} as raw_shingles,
-        {{ shingle_hashes('normalised_tokens', k) }} as normalised_shingles
-    from texts_normalised
+    {{ code_shingled('texts_to_scan', k) | indent(4) }}
 ),
 
 {#- the files of the codebases to scan, tokenised again (a few per challenge) #}
-codebase_files_tokenised as (
+codebase_files_to_scan as (
     select
         codebases_to_scan.document_key,
         codebases_to_scan.document_kind,
         codebases_to_scan.content_digest,
         codebases_to_scan.scanned_with,
-        {{ code_tokens('codebase_file_texts.content') }} as tokens
+        codebase_file_texts.content
     from codebases_to_scan
     inner join codebase_file_texts
         on codebases_to_scan.challenge_id = codebase_file_texts.challenge_id
 ),
 
-codebase_files_normalised as (
-    select
-        document_key,
-        document_kind,
-        content_digest,
-        scanned_with,
-        {{ code_raw_tokens('tokens') }} as raw_tokens,
-        {{ code_normalised_tokens('tokens') }} as normalised_tokens
-    from codebase_files_tokenised
-),
-
 codebase_files_shingled as (
-    select
-        document_key,
-        document_kind,
-        content_digest,
-        scanned_with,
-        len(raw_tokens) as raw_token_count,
-        len(normalised_tokens) as normalised_token_count,
-        {{ shingle_hashes('raw_tokens', k) }} as raw_shingles,
-        {{ shingle_hashes('normalised_tokens', k) }} as normalised_shingles
-    from codebase_files_normalised
+    {{ code_shingled('codebase_files_to_scan', k) | indent(4) }}
 ),
 
 codebases_shingled as (
