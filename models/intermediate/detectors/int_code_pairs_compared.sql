@@ -16,11 +16,7 @@
 with
 
 candidates as (
-    select * from {{ ref('int_code_candidate_pairs_banded') }}
-),
-
-documents as (
-    select * from {{ ref('int_code_documents_indexed') }}
+    {{ code_candidate_pairs_keyed() | indent(4) }}
 ),
 
 measured as (
@@ -51,14 +47,10 @@ compared as (
         ) as normalised_similarity,
         coalesce(measured.is_compared_exactly, false) as is_compared_exactly
     from candidates
-    inner join documents as documents_a
-        on candidates.document_a = documents_a.document_number
-    inner join documents as documents_b
-        on candidates.document_b = documents_b.document_number
     left join measured
         on candidates.pair_kind = measured.pair_kind
-        and documents_a.document_key = measured.document_key_a
-        and documents_b.document_key = measured.document_key_b
+        and candidates.document_key_a = measured.document_key_a
+        and candidates.document_key_b = measured.document_key_b
 ),
 
 {#- containment of each side in the other (file-grain pairs only); normalised containment

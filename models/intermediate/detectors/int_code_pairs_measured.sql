@@ -38,14 +38,10 @@
         delete from {{ this }} as stored
         where not exists (
             select 1
-            from {{ ref('int_code_candidate_pairs_banded') }} as candidates
-            inner join {{ ref('int_code_documents_indexed') }} as documents_a
-                on candidates.document_a = documents_a.document_number
-            inner join {{ ref('int_code_documents_indexed') }} as documents_b
-                on candidates.document_b = documents_b.document_number
+            from ({{ code_candidate_pairs_keyed() }}) as candidates
             where candidates.pair_kind = stored.pair_kind
-                and documents_a.document_key = stored.document_key_a
-                and documents_b.document_key = stored.document_key_b
+                and candidates.document_key_a = stored.document_key_a
+                and candidates.document_key_b = stored.document_key_b
         )",
 ) }}
 with
@@ -53,22 +49,18 @@ with
 candidates as (
     select
         candidates.pair_kind,
-        documents_a.document_key as document_key_a,
-        documents_b.document_key as document_key_b,
+        candidates.document_key_a,
+        candidates.document_key_b,
         md5(
             scans_a.content_digest || ' ' || scans_b.content_digest || ' '
             || scans_a.scanned_with || ' ' || scans_b.scanned_with || ' ' || {{ measured_by }}
         ) as measured_with
-    from {{ ref('int_code_candidate_pairs_banded') }} as candidates
-    inner join {{ ref('int_code_documents_indexed') }} as documents_a
-        on candidates.document_a = documents_a.document_number
-    inner join {{ ref('int_code_documents_indexed') }} as documents_b
-        on candidates.document_b = documents_b.document_number
+    from ({{ code_candidate_pairs_keyed() | indent(4) }}) as candidates
     inner join {{ ref('int_code_documents_scanned') }} as scans_a
-        on documents_a.document_key = scans_a.document_key
+        on candidates.document_key_a = scans_a.document_key
         and scans_a.normalisation = 'raw'
     inner join {{ ref('int_code_documents_scanned') }} as scans_b
-        on documents_b.document_key = scans_b.document_key
+        on candidates.document_key_b = scans_b.document_key
         and scans_b.normalisation = 'raw'
 ),
 
