@@ -8,8 +8,9 @@
       `.` are not data (`_SUCCESS`, `_delta_log/`, `.part-0.crc`) and are skipped.
     Each file is {'path', 'name' (the path within the table's folder), 'rows', 'bytes',
     'rows_before', 'partitioned', 'columns'} in arrival order: by path (the folder's files
-    sort by their names, folder names included), then by row within a file, so a row's
-    number is `rows_before` + its row in the file. Its
+    sort by their names, folder names included, by code point as Python, DuckDB and Spark
+    compare text: `B.parquet` before `a.parquet`; Jinja's `sort` would ignore case), then by
+    row within a file, so a row's number is `rows_before` + its row in the file. Its
     `columns` are the file's own top-level columns (lower-cased; none for a file without
     rows) plus the Hive partition keys of its path.
     A table in both forms stops the run: which one is meant is not for the package to guess.
@@ -60,7 +61,7 @@
             ~ table_folder ~ "/) in raw_parquet_dir: keep one of them.") }}
     {%- endif -%}
     {%- if not has_single and not in_folder -%}{{ return(none) }}{%- endif -%}
-    {%- set files = has_single or (in_folder | sort) -%}
+    {%- set files = has_single or (in_folder | sort(case_sensitive=true)) -%}
     {%- set paths = [] -%}
     {%- for file in files -%}{%- do paths.append(challenge_fairness.sql_string_literal(file)) -%}{%- endfor -%}
     {%- set path_list = '[' ~ (paths | join(', ')) ~ ']' -%}

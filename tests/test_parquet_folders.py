@@ -192,6 +192,46 @@ def test_a_file_read_before_that_changed_stops_the_run(
         assert run.success, run.output
 
 
+def test_files_arrive_in_code_point_order_of_their_paths(
+    builds: dict[str, Any], tmp_path: Path
+) -> None:
+    """Paths sort by code point (`B.parquet` before `a.parquet`), as Python, DuckDB and Spark
+    compare text. Sorted ignoring case (Jinja's default), the new `a.parquet` was numbered
+    before `B.parquet`, read the day before, which the file guard (comparing with case) let
+    through: the base model's history guard then stopped a valid append."""
+    lake = tmp_path / "lake"
+    shutil.copytree(builds["lake"], lake)
+    shutil.rmtree(lake / "attempts")
+    (lake / "attempts").mkdir()
+    rows = pq.read_table(builds["single"] / "attempts.parquet")
+    cut = len(rows) * 2 // 3
+    pq.write_table(rows.slice(0, cut), lake / "attempts" / "B.parquet")
+    daily, refreshed = tmp_path / "daily.duckdb", tmp_path / "refreshed.duckdb"
+    assert run_daily(lake, daily, tmp_path / "first").success
+    pq.write_table(rows.slice(cut), lake / "attempts" / "a.parquet")
+    run = run_daily(lake, daily, tmp_path / "daily")
+    assert run.success, run.output
+    shutil.copy(daily, refreshed)
+    run = run_daily(lake, refreshed, tmp_path / "refresh", "--full-refresh")
+    assert run.success, run.output
+    query = (
+        "select file_path, first_row_number from staging.stg_platform__appended_files"
+        " where source_table = 'attempts' order by first_row_number"
+    )
+    files = read_table(daily, query)
+    assert files.file_path.tolist() == ["B.parquet", "a.parquet"]
+    assert files.first_row_number.tolist() == [0, cut]
+    query = "select * from staging.base_platform__attempts order by source_row_number"
+    folded, rebuilt = read_table(daily, query), read_table(refreshed, query)
+    assert len(rebuilt) == len(rows)
+    assert folded.equals(rebuilt)
+    # `C.parquet` sorts between the two (after `a.parquet` ignoring case): it stops the run
+    pq.write_table(rows.slice(0, 5), lake / "attempts" / "C.parquet")
+    run = run_daily(lake, daily, tmp_path / "between")
+    assert not run.success
+    assert f"{lake}/attempts/C.parquet is new but sorts before a.parquet" in run.output
+
+
 @pytest.mark.parametrize("table", ["attempts", "test_results"])
 def test_a_single_file_cut_short_stops_a_daily_run(
     builds: dict[str, Any], tmp_path: Path, table: str

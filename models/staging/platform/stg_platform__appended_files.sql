@@ -8,7 +8,8 @@
     The guard of incremental runs on folders, run before the base models fold new rows:
     a lake appends a day as a new file, so every file listed here by the last run must
     still be there with the same rows and size, and a new file must sort after them
-    (else the rows already folded would take other numbers). On a difference the run
+    (else the rows already folded would take other numbers), by code point as the files
+    are numbered (macro raw_parquet_location). On a difference the run
     stops before anything is folded, naming the file and asking for --full-refresh, from
     file metadata alone (no row is read). Every base model waits for it (`-- depends_on`):
     no raw table is staged from a folder whose history changed, and the base models become
@@ -60,7 +61,7 @@
             {%- endfor %}
             {%- if before %}
                 {%- set read_paths = before | map(attribute='path') | list %}
-                {%- set last_before = read_paths | max %}
+                {%- set last_before = read_paths | max(case_sensitive=true) %}
                 {%- for entry in now if entry.file.name not in read_paths and entry.file.name < last_before %}
                     {%- do problems.append(entry.file.path ~ ' is new but sorts before ' ~ last_before
                         ~ ', a file already read (files are read in path order)') %}
