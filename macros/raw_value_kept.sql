@@ -6,26 +6,29 @@
     staging that rejects the row (int_keyed__rows_rejected) writes its rejection record
     from `coalesce(kept, typed cast to the raw type)` (macro raw_value_rebuilt), which
     is the raw value either way. `data_type` is the typed column's type.
+    Kept as text, whatever the raw type: the type a reader gives a raw column may widen
+    when a later file holds it wider (BIGINT to DOUBLE, TIMESTAMP to TIMESTAMPTZ), and the
+    stored column of an incremental model must keep its type.
 #}
 {% macro raw_value_kept(raw, typed, table_name, column_name, data_type) -%}
     {%- set raw_type = challenge_fairness._raw_column_type(table_name, column_name) -%}
     {%- if raw_type is none or (raw_type | lower) == (data_type | lower) -%}
-        cast(null as {{ data_type }})
+        cast(null as string)
     {%- else -%}
         case
             when cast({{ typed }} as {{ raw_type }}) is not distinct from {{ raw }} then null
-            else {{ raw }}
+            else cast({{ raw }} as string)
         end
     {%- endif -%}
 {%- endmacro %}
 
-{# The raw value of such a column: the kept one, else the typed one cast back to its raw type. #}
+{# The raw value of such a column: the kept one, else the typed one, cast to its raw type. #}
 {% macro raw_value_rebuilt(kept, typed, table_name, column_name, data_type) -%}
     {%- set raw_type = challenge_fairness._raw_column_type(table_name, column_name) -%}
     {%- if raw_type is none or (raw_type | lower) == (data_type | lower) -%}
         {{ typed }}
     {%- else -%}
-        coalesce({{ kept }}, cast({{ typed }} as {{ raw_type }}))
+        coalesce(cast({{ kept }} as {{ raw_type }}), cast({{ typed }} as {{ raw_type }}))
     {%- endif -%}
 {%- endmacro %}
 

@@ -13,6 +13,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from challenge_fairness.demo import PlatformSpec, generate_platform, write_parquet
@@ -156,12 +158,14 @@ def changed_lake(builds: dict[str, Any], tmp_path: Path) -> tuple[Path, Path]:
     return lake, database
 
 
-def run_daily(lake: Path, database: Path, work: Path, *args: str) -> Any:
+def run_daily(
+    lake: Path, database: Path, work: Path, *args: str, check_history: bool = False
+) -> Any:
     return run_dbt(
         ["run", "--select", "stg_platform__appended_files", "base_platform__attempts", *args],
         database=database,
         work_dir=work,
-        dbt_vars={**VARS, "raw_parquet_dir": str(lake), "check_history": False},
+        dbt_vars={**VARS, "raw_parquet_dir": str(lake), "check_history": check_history},
     )
 
 
@@ -230,6 +234,49 @@ def test_files_arrive_in_code_point_order_of_their_paths(
     run = run_daily(lake, daily, tmp_path / "between")
     assert not run.success
     assert f"{lake}/attempts/C.parquet is new but sorts before a.parquet" in run.output
+
+
+@pytest.mark.parametrize("change", ["score_as_double", "submitted_at_in_utc", "approach_added"])
+def test_a_new_day_may_widen_a_column_or_add_an_optional_one(
+    builds: dict[str, Any], tmp_path: Path, change: str
+) -> None:
+    """Writers change a column's physical type between days: pandas writes a score column
+    with a missing value as float64 (int64 the day before), a job starts writing
+    timestamps with their UTC zone, a later day adds the optional `approach`. Read as one
+    table, every file then takes the wider type; the rows folded before are the same
+    rows, so the daily run folds the new day, the weekly history check passes, and the
+    staged rows equal a full build's."""
+    lake = tmp_path / "lake"
+    shutil.copytree(builds["lake"], lake)
+    shutil.rmtree(lake / "attempts")
+    (lake / "attempts").mkdir()
+    rows = pq.read_table(builds["single"] / "attempts.parquet")
+    rows = rows.set_column(3, "score", pc.round(rows["score"]))  # whole numbers, as int64 holds
+    cut = len(rows) * 2 // 3
+    before, after = rows.slice(0, cut), rows.slice(cut)
+    if change == "score_as_double":
+        before = before.set_column(3, "score", pc.cast(before["score"], pa.int64()))
+    elif change == "submitted_at_in_utc":
+        utc = pc.cast(after["submitted_at"], pa.timestamp("us", tz="UTC"))
+        after = after.set_column(4, "submitted_at", utc)
+    else:
+        labels = pa.array(["recursion", None, " iteration "] * len(after))[: len(after)]
+        after = after.append_column("approach", labels)
+    pq.write_table(before, lake / "attempts" / "2026-07-01.parquet")
+    daily, refreshed = tmp_path / "daily.duckdb", tmp_path / "refreshed.duckdb"
+    assert run_daily(lake, daily, tmp_path / "first").success
+    pq.write_table(after, lake / "attempts" / "2026-07-02.parquet")
+    run = run_daily(lake, daily, tmp_path / "daily")
+    assert run.success, run.output
+    run = run_daily(lake, daily, tmp_path / "weekly", check_history=True)
+    assert run.success, run.output
+    shutil.copy(daily, refreshed)
+    run = run_daily(lake, refreshed, tmp_path / "refresh", "--full-refresh")
+    assert run.success, run.output
+    query = "select * from staging.base_platform__attempts order by source_row_number"
+    folded, rebuilt = read_table(daily, query), read_table(refreshed, query)
+    assert len(rebuilt) == len(rows)
+    assert folded.equals(rebuilt)
 
 
 @pytest.mark.parametrize("table", ["attempts", "test_results"])

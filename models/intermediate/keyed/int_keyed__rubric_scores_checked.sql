@@ -38,7 +38,8 @@
 {%- else %}
 {%- set raw_rubric_scores = ref('base_platform__rubric_scores') %}
 {%- set validated_with -%}
-{{ sql_string_literal('bias_scan_date=' ~ (var('bias_scan_date', none) or '') ~ ';rubric_items=') }}
+{{ sql_string_literal(
+    'bias_scan_date=' ~ (var('bias_scan_date', none) or '') ~ ';checksum=typed;rubric_items=') }}
     || (
         select cast(count(*) as string) || ':'
             || cast(coalesce({{ checksum_sum(row_hash(['rubric_item_id', 'challenge_id', 'max_points'])) }}, 0) as string)
@@ -58,7 +59,7 @@ with
     raw_rubric_scores,
     id_column='attempt_id',
     columns=['attempt_id', 'rubric_item_id', 'points'],
-    checksum=row_hash(['raw.source_row_number', 'raw.attempt_id', 'raw.rubric_item_id', 'raw.points']),
+    checksum=raw_row_checksum('rubric_scores', 'raw'),
     also_ids='select record_id from ' ~ ref('int_keyed__rows_rejected') ~ " where source_table = 'attempts'",
     ids_without_history=none if new_attempts_after is none
         else attempt_ids_validated_after(new_attempts_after),
@@ -106,10 +107,7 @@ rubric_items as (
 
 typed as (
     select
-        {{ row_hash([
-            'source.source_row_number', 'source.attempt_id', 'source.rubric_item_id', 'source.points'
-        ]) }}
-            as row_checksum,
+        {{ raw_row_checksum('rubric_scores', 'source') }} as row_checksum,
         source.source_row_number,
         cast(source.attempt_id as string) as attempt_id,
         cast(source.rubric_item_id as string) as rubric_item_id,

@@ -57,7 +57,8 @@
 {%- set validated_with -%}
     {{ sql_string_literal(
         'bias_scan_date=' ~ (var('bias_scan_date', none) or '')
-        ~ ';dif_score_bands=' ~ validated_var('dif_score_bands') ~ ';test_cases=') }}
+        ~ ';dif_score_bands=' ~ validated_var('dif_score_bands')
+        ~ ';checksum=typed;test_cases=') }}
     || (
         select cast(count(*) as string) || ':'
             || cast(coalesce({{ checksum_sum(row_hash(['test_case_id', 'challenge_id'])) }}, 0) as string)
@@ -79,7 +80,7 @@ with
     raw_test_results,
     id_column='attempt_id',
     columns=['attempt_id', 'test_case_id', 'passed'],
-    checksum=row_hash(['raw.source_row_number', 'raw.attempt_id', 'raw.test_case_id', 'raw.passed']),
+    checksum=raw_row_checksum('test_results', 'raw'),
     also_ids='select record_id from ' ~ ref('int_keyed__rows_rejected') ~ " where source_table = 'attempts'",
     rejected_before='source_row_number is not null',
     watermark_column='last_source_row_number',
@@ -144,10 +145,7 @@ typed as (
         cast(source.test_case_id as string) as test_case_id,
         source.passed as raw_passed,
         try_cast(cast(source.passed as string) as boolean) as passed,
-        {{ row_hash([
-            'source.source_row_number', 'source.attempt_id', 'source.test_case_id', 'source.passed'
-        ]) }}
-            as row_checksum,
+        {{ raw_row_checksum('test_results', 'source') }} as row_checksum,
         duplicates.duplicate_kind
     from source
     left join duplicates

@@ -24,7 +24,8 @@
     Everything else is checked, not trusted: the run stops, asking for `--full-refresh`,
     when a row that was clean is no longer in the raw table (their count), or, with var
     check_history true (the default; false for a daily run), not as validated (the sum of
-    `row_checksum`, the hash of the raw values: one pass over the raw table), or when the
+    `row_checksum`, the hash of the typed values, macro raw_row_checksum: one pass over the
+    raw table), or when the
     attempt_id of a rejected row was edited in place (its new id's other copies would not
     be read again).
 #}
@@ -41,23 +42,20 @@
 {%- else %}
 {%- set raw_attempts = source_rows('attempts') %}
 {%- set compared = ['challenge_id', 'agent_id', 'score', 'submitted_at'] %}
+{#- `checksum=typed`: the rows' checksums are of their typed values (macro raw_row_checksum);
+    a table whose checksums are of the raw values is validated again once. #}
 {%- set validated_with -%}
     {{ sql_string_literal(
         'rules=own-table;earliest_plausible_timestamp=' ~ var('earliest_plausible_timestamp')
-        ~ ';plausible_timestamp_days_ahead=' ~ var('plausible_timestamp_days_ahead')) }}
+        ~ ';plausible_timestamp_days_ahead=' ~ var('plausible_timestamp_days_ahead')
+        ~ ';checksum=typed') }}
 {%- endset %}
-{#- The checksum of a raw row, of its values as read (rows clean before are checked by it). #}
-{%- set hashed = ['source_row_number', 'attempt_id', 'challenge_id', 'agent_id', 'score', 'submitted_at'] %}
-{#- The optional label is staged with the row (int_keyed__attempt_approaches), so it is
-    part of what the row was validated as. #}
+{#- The raw columns a row is validated from; the optional label is staged with the row
+    (int_keyed__attempt_approaches), so it is part of what the row was validated as. #}
+{%- set validated_columns = ['attempt_id', 'challenge_id', 'agent_id', 'score', 'submitted_at'] %}
 {%- if 'approach' in source_column_names('attempts') %}
-{%- do hashed.append('approach') %}
+{%- do validated_columns.append('approach') %}
 {%- endif %}
-{%- set raw_hashed, source_hashed = [], [] %}
-{%- for column in hashed %}
-{%- do raw_hashed.append('raw.' ~ column) %}
-{%- do source_hashed.append('source.' ~ column) %}
-{%- endfor %}
 {#- Only the rows whose outcome can change, unless the stored rows were validated otherwise. #}
 {%- set changed_rows_only = folds_changed_rows('validated_with', validated_with) %}
 with
@@ -66,8 +64,8 @@ with
 {{ revalidated_rows(
     raw_attempts,
     id_column='attempt_id',
-    columns=hashed[1:],
-    checksum=row_hash(raw_hashed),
+    columns=validated_columns,
+    checksum=raw_row_checksum('attempts', 'raw'),
     id_hash_column='attempt_id_hash',
     raw_table='attempts',
 ) }},
@@ -109,7 +107,7 @@ typed as (
         {{ challenge_fairness.utc_timestamp('source.submitted_at', 'attempts', 'submitted_at') }}
             as submitted_at,
         nullif(trim({{ optional_column('attempts', 'approach', 'string') }}), '') as approach,
-        {{ row_hash(source_hashed) }} as row_checksum,
+        {{ raw_row_checksum('attempts', 'source') }} as row_checksum,
         case
             when source.attempt_id is not null then coalesce(duplicates.key_copies, 1)
         end as attempt_id_copies,
