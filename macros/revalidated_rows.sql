@@ -32,7 +32,7 @@
       count (from the files' metadata when `raw_table`, the platform table `raw` reads, is
       read from parquet and the history is not checked) and, when var `check_history` is
       true, the sum of `checksum` (an
-      expression on alias `raw`: the hash of the values as read), which takes one pass
+      expression on alias `raw`: the row's hash, macro raw_row_checksum), which takes one pass
       over every raw row folded before; and the number of rejected rows whose id was
       edited in place (the other copies of their new key are not read again); and, when
       the table keeps its rows, the checksum of the first `history_head_rows` of them, raw
