@@ -279,6 +279,35 @@ def test_a_new_day_may_widen_a_column_or_add_an_optional_one(
     assert folded.equals(rebuilt)
 
 
+def test_a_new_day_of_results_and_rubric_scores_as_text_widens_the_columns(
+    builds: dict[str, Any], tmp_path: Path
+) -> None:
+    """A day whose `passed` and `points` are text makes both columns text for every file
+    (BOOLEAN and DOUBLE before): the rows folded before keep their checksums, and the
+    build with the history check equals a full refresh."""
+    lake, database = changed_lake(builds, tmp_path)
+    for table, column in (("test_results", "passed"), ("rubric_scores", "points")):
+        rows = pq.read_table(lake / table / LAYOUTS[table].format(part="10")).slice(0, 5)
+        as_text = pc.cast(rows[column], pa.string())
+        rows = rows.set_column(rows.schema.get_field_index(column), column, as_text)
+        pq.write_table(rows, lake / table / LAYOUTS[table].format(part="13"))
+    dbt_vars = {**VARS, "raw_parquet_dir": str(lake), "check_history": True}
+    refreshed = tmp_path / "refreshed.duckdb"
+    shutil.copy(database, refreshed)
+    for path, work, args in (
+        (database, "daily", []),
+        (refreshed, "refresh", ["--full-refresh"]),
+    ):
+        build = ["build", "--exclude-resource-type", "unit_test", *args]
+        run = run_dbt(build, database=path, work_dir=tmp_path / work, dbt_vars=dbt_vars)
+        assert run.success, run.output
+    (sql,) = (tmp_path / "daily" / "target" / "compiled").rglob(
+        "int_keyed__test_results_checked.sql"
+    )
+    assert "watermark as (" in sql.read_text()  # folded, not validated again in full
+    assert_equal_to_full_refresh(refreshed, database, frozenset({"stg_platform__appended_files"}))
+
+
 @pytest.mark.parametrize("table", ["attempts", "test_results"])
 def test_a_single_file_cut_short_stops_a_daily_run(
     builds: dict[str, Any], tmp_path: Path, table: str
