@@ -196,6 +196,27 @@ def test_a_file_read_before_that_changed_stops_the_run(
         assert run.success, run.output
 
 
+def attempts_lake(builds: dict[str, Any], tmp_path: Path) -> tuple[Path, Any]:
+    """A copy of the lake whose attempts folder is empty, and the attempts to fill it with."""
+    lake = tmp_path / "lake"
+    shutil.copytree(builds["lake"], lake)
+    shutil.rmtree(lake / "attempts")
+    (lake / "attempts").mkdir()
+    return lake, pq.read_table(builds["single"] / "attempts.parquet")
+
+
+def assert_staged_like_a_full_refresh(lake: Path, daily: Path, tmp_path: Path, rows: int) -> None:
+    """`base_platform__attempts` folded in `daily` equals a full refresh of the same lake."""
+    refreshed = tmp_path / "refreshed.duckdb"
+    shutil.copy(daily, refreshed)
+    run = run_daily(lake, refreshed, tmp_path / "refresh", "--full-refresh")
+    assert run.success, run.output
+    query = "select * from staging.base_platform__attempts order by source_row_number"
+    folded, rebuilt = read_table(daily, query), read_table(refreshed, query)
+    assert len(rebuilt) == rows
+    assert folded.equals(rebuilt)
+
+
 def test_files_arrive_in_code_point_order_of_their_paths(
     builds: dict[str, Any], tmp_path: Path
 ) -> None:
@@ -203,20 +224,13 @@ def test_files_arrive_in_code_point_order_of_their_paths(
     compare text. Sorted ignoring case (Jinja's default), the new `a.parquet` was numbered
     before `B.parquet`, read the day before, which the file guard (comparing with case) let
     through: the base model's history guard then stopped a valid append."""
-    lake = tmp_path / "lake"
-    shutil.copytree(builds["lake"], lake)
-    shutil.rmtree(lake / "attempts")
-    (lake / "attempts").mkdir()
-    rows = pq.read_table(builds["single"] / "attempts.parquet")
+    lake, rows = attempts_lake(builds, tmp_path)
     cut = len(rows) * 2 // 3
     pq.write_table(rows.slice(0, cut), lake / "attempts" / "B.parquet")
-    daily, refreshed = tmp_path / "daily.duckdb", tmp_path / "refreshed.duckdb"
+    daily = tmp_path / "daily.duckdb"
     assert run_daily(lake, daily, tmp_path / "first").success
     pq.write_table(rows.slice(cut), lake / "attempts" / "a.parquet")
     run = run_daily(lake, daily, tmp_path / "daily")
-    assert run.success, run.output
-    shutil.copy(daily, refreshed)
-    run = run_daily(lake, refreshed, tmp_path / "refresh", "--full-refresh")
     assert run.success, run.output
     query = (
         "select file_path, first_row_number from staging.stg_platform__appended_files"
@@ -225,10 +239,7 @@ def test_files_arrive_in_code_point_order_of_their_paths(
     files = read_table(daily, query)
     assert files.file_path.tolist() == ["B.parquet", "a.parquet"]
     assert files.first_row_number.tolist() == [0, cut]
-    query = "select * from staging.base_platform__attempts order by source_row_number"
-    folded, rebuilt = read_table(daily, query), read_table(refreshed, query)
-    assert len(rebuilt) == len(rows)
-    assert folded.equals(rebuilt)
+    assert_staged_like_a_full_refresh(lake, daily, tmp_path, len(rows))
     # `C.parquet` sorts between the two (after `a.parquet` ignoring case): it stops the run
     pq.write_table(rows.slice(0, 5), lake / "attempts" / "C.parquet")
     run = run_daily(lake, daily, tmp_path / "between")
@@ -246,11 +257,7 @@ def test_a_new_day_may_widen_a_column_or_add_an_optional_one(
     table, every file then takes the wider type; the rows folded before are the same
     rows, so the daily run folds the new day, the weekly history check passes, and the
     staged rows equal a full build's."""
-    lake = tmp_path / "lake"
-    shutil.copytree(builds["lake"], lake)
-    shutil.rmtree(lake / "attempts")
-    (lake / "attempts").mkdir()
-    rows = pq.read_table(builds["single"] / "attempts.parquet")
+    lake, rows = attempts_lake(builds, tmp_path)
     rows = rows.set_column(3, "score", pc.round(rows["score"]))  # whole numbers, as int64 holds
     cut = len(rows) * 2 // 3
     before, after = rows.slice(0, cut), rows.slice(cut)
@@ -260,23 +267,17 @@ def test_a_new_day_may_widen_a_column_or_add_an_optional_one(
         utc = pc.cast(after["submitted_at"], pa.timestamp("us", tz="UTC"))
         after = after.set_column(4, "submitted_at", utc)
     else:
-        labels = pa.array(["recursion", None, " iteration "] * len(after))[: len(after)]
-        after = after.append_column("approach", labels)
+        labels = [("recursion", None, " iteration ")[i % 3] for i in range(len(after))]
+        after = after.append_column("approach", pa.array(labels, pa.string()))
     pq.write_table(before, lake / "attempts" / "2026-07-01.parquet")
-    daily, refreshed = tmp_path / "daily.duckdb", tmp_path / "refreshed.duckdb"
+    daily = tmp_path / "daily.duckdb"
     assert run_daily(lake, daily, tmp_path / "first").success
     pq.write_table(after, lake / "attempts" / "2026-07-02.parquet")
     run = run_daily(lake, daily, tmp_path / "daily")
     assert run.success, run.output
     run = run_daily(lake, daily, tmp_path / "weekly", check_history=True)
     assert run.success, run.output
-    shutil.copy(daily, refreshed)
-    run = run_daily(lake, refreshed, tmp_path / "refresh", "--full-refresh")
-    assert run.success, run.output
-    query = "select * from staging.base_platform__attempts order by source_row_number"
-    folded, rebuilt = read_table(daily, query), read_table(refreshed, query)
-    assert len(rebuilt) == len(rows)
-    assert folded.equals(rebuilt)
+    assert_staged_like_a_full_refresh(lake, daily, tmp_path, len(rows))
 
 
 def test_a_new_day_of_results_and_rubric_scores_as_text_widens_the_columns(
