@@ -1,9 +1,9 @@
 {#
     The checksum of a raw row of an append-only table (attempts, test_results,
     rubric_scores) under alias `relation_alias`: the hash of its row number and of each
-    value as staging types it (the expressions of the models' `typed` CTEs, which DuckDB
-    then computes once), with whether the raw value is NULL where a typed NULL can also
-    come from a value that does not parse. An incremental run compares it with the stored
+    value as staging types it (macro raw_typed, which the models' `typed` CTEs select too,
+    so DuckDB computes each once), with whether the raw value is NULL where a typed NULL can
+    also come from a value that does not parse. An incremental run compares it with the stored
     one (macro revalidated_rows) to see that a row folded before is still in the raw table
     as it was validated.
 
@@ -16,37 +16,12 @@
     change of the row for the build either.
 #}
 {% macro raw_row_checksum(table_name, relation_alias) -%}
-    {#- each raw column and how its staging model types it -#}
-    {%- set typed_as = {
-        'attempts': [('attempt_id', 'text'), ('challenge_id', 'text'), ('agent_id', 'text'),
-                     ('score', 'number'), ('submitted_at', 'timestamp'), ('approach', 'label')],
-        'test_results': [('attempt_id', 'text'), ('test_case_id', 'text'), ('passed', 'boolean')],
-        'rubric_scores': [('attempt_id', 'text'), ('rubric_item_id', 'text'),
-                          ('points', 'number_from_text')],
-    } -%}
-    {%- if table_name not in typed_as -%}
-        {{ exceptions.raise_compiler_error("raw_row_checksum: no checksum for raw table " ~ table_name) }}
-    {%- endif -%}
     {%- set values = [relation_alias ~ '.source_row_number'] -%}
-    {%- for column, kind in typed_as[table_name] -%}
-        {%- set raw = relation_alias ~ '.' ~ column -%}
-        {%- if kind == 'text' -%}
-            {%- do values.append('cast(' ~ raw ~ ' as string)') -%}
-        {%- elif kind == 'label' -%}
-            {%- do values.append("nullif(trim(" ~ challenge_fairness.optional_column(
-                table_name, column, 'string', relation_alias) ~ "), '')") -%}
-        {%- else -%}
-            {#- a typed NULL is also a value that does not parse: whether the raw one is NULL -#}
-            {%- if kind == 'number' -%}
-                {%- do values.append('try_cast(' ~ raw ~ ' as double)') -%}
-            {%- elif kind == 'number_from_text' -%}
-                {%- do values.append('try_cast(cast(' ~ raw ~ ' as string) as double)') -%}
-            {%- elif kind == 'boolean' -%}
-                {%- do values.append('try_cast(cast(' ~ raw ~ ' as string) as boolean)') -%}
-            {%- else -%}
-                {%- do values.append(challenge_fairness.utc_timestamp(raw, table_name, column)) -%}
-            {%- endif -%}
-            {%- do values.append(raw ~ ' is null') -%}
+    {%- for column, kind in challenge_fairness._raw_typed_kinds(table_name) -%}
+        {%- do values.append(challenge_fairness.raw_typed(table_name, column, relation_alias)) -%}
+        {#- a typed NULL is also a value that does not parse: whether the raw one is NULL -#}
+        {%- if kind not in ['text', 'label'] -%}
+            {%- do values.append(relation_alias ~ '.' ~ column ~ ' is null') -%}
         {%- endif -%}
     {%- endfor -%}
     {{ return(challenge_fairness.row_hash(values)) }}

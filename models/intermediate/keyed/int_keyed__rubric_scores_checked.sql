@@ -109,10 +109,10 @@ typed as (
     select
         {{ raw_row_checksum('rubric_scores', 'source') }} as row_checksum,
         source.source_row_number,
-        cast(source.attempt_id as string) as attempt_id,
-        cast(source.rubric_item_id as string) as rubric_item_id,
+        {{ raw_typed('rubric_scores', 'attempt_id') }} as attempt_id,
+        {{ raw_typed('rubric_scores', 'rubric_item_id') }} as rubric_item_id,
         source.points as raw_points,
-        try_cast(cast(source.points as string) as double) as points,
+        {{ raw_typed('rubric_scores', 'points') }} as points,
         duplicates.duplicate_kind
     from source
     left join duplicates

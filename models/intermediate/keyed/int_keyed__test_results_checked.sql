@@ -141,10 +141,10 @@ agents as (
 typed as (
     select
         source.source_row_number,
-        cast(source.attempt_id as string) as attempt_id,
-        cast(source.test_case_id as string) as test_case_id,
+        {{ raw_typed('test_results', 'attempt_id') }} as attempt_id,
+        {{ raw_typed('test_results', 'test_case_id') }} as test_case_id,
         source.passed as raw_passed,
-        try_cast(cast(source.passed as string) as boolean) as passed,
+        {{ raw_typed('test_results', 'passed') }} as passed,
         {{ raw_row_checksum('test_results', 'source') }} as row_checksum,
         duplicates.duplicate_kind
     from source
@@ -225,8 +225,8 @@ counted as {{ materialized_cte() }} (
 rejected_rows as (
     select
         source.source_row_number,
-        cast(source.attempt_id as string) as attempt_id,
-        cast(source.test_case_id as string) as test_case_id,
+        {{ raw_typed('test_results', 'attempt_id') }} as attempt_id,
+        {{ raw_typed('test_results', 'test_case_id') }} as test_case_id,
         source.passed as raw_passed
     from {{ 'source' if changed_rows_only else raw_test_results }} as source
     where

@@ -98,15 +98,14 @@ duplicates as (
 typed as (
     select
         source.source_row_number,
-        cast(source.attempt_id as string) as attempt_id,
-        cast(source.challenge_id as string) as challenge_id,
-        cast(source.agent_id as string) as agent_id,
+        {{ raw_typed('attempts', 'attempt_id') }} as attempt_id,
+        {{ raw_typed('attempts', 'challenge_id') }} as challenge_id,
+        {{ raw_typed('attempts', 'agent_id') }} as agent_id,
         source.score as raw_score,
-        try_cast(source.score as double) as score,
+        {{ raw_typed('attempts', 'score') }} as score,
         source.submitted_at as raw_submitted_at,
-        {{ challenge_fairness.utc_timestamp('source.submitted_at', 'attempts', 'submitted_at') }}
-            as submitted_at,
-        nullif(trim({{ optional_column('attempts', 'approach', 'string') }}), '') as approach,
+        {{ raw_typed('attempts', 'submitted_at') }} as submitted_at,
+        {{ raw_typed('attempts', 'approach') }} as approach,
         {{ raw_row_checksum('attempts', 'source') }} as row_checksum,
         case
             when source.attempt_id is not null then coalesce(duplicates.key_copies, 1)
