@@ -3,9 +3,9 @@
     rubric_scores) under alias `relation_alias`: the hash of its row number and of each
     value as staging types it (macro raw_typed, which the models' `typed` CTEs select too,
     so DuckDB computes each once), with whether the raw value is NULL where a typed NULL can
-    also come from a value that does not parse. An incremental run compares it with the stored
-    one (macro revalidated_rows) to see that a row folded before is still in the raw table
-    as it was validated.
+    also come from a value that does not parse. An incremental run compares it with the
+    stored one (macro revalidated_rows) to see that a row folded before is still in the raw
+    table as it was validated.
 
     Typed values, not raw ones: the type a reader gives a raw column can change while no
     value does. A lake's new day may hold `score` as DOUBLE where the files before held
