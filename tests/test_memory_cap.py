@@ -30,6 +30,33 @@ ATTEMPTS = 1_000_000
 BUILD_VARS = {"fairness_gate_severity": "warn", "adjusted_scores_materialization": "table"}
 
 
+def test_the_threads_follow_the_cap_the_profile_sets(tmp_path: Any) -> None:
+    """As a dbt run opens the database: dbt-duckdb applies the profile's `settings` to
+    each cursor, after the plugin configured the connection (then at DuckDB's default
+    cap); the plugin fits the threads again on the cursor."""
+    from dbt.adapters.duckdb.credentials import DuckDBCredentials, PluginConfig
+    from dbt.adapters.duckdb.environments import create
+
+    credentials = DuckDBCredentials(
+        path=str(tmp_path / "capped.duckdb"),
+        settings={"memory_limit": "64MB"},
+        plugins=[PluginConfig(module="challenge_fairness.plugin")],
+    )
+    environment = create(credentials)
+    handle = environment.handle()
+    try:
+        ((limit, threads),) = (
+            handle.cursor()
+            .execute("select current_setting('memory_limit'), current_setting('threads')")
+            .fetchall()
+        )
+    finally:
+        handle.close()
+        environment.close()
+    assert limit == "61.0 MiB"
+    assert threads == 1
+
+
 @pytest.mark.parametrize(
     ("memory_limit", "threads", "expected"),
     [

@@ -132,3 +132,8 @@ class Plugin(BasePlugin):
         conn.execute("SET GLOBAL TimeZone = 'UTC'")
         fit_threads_to_memory_limit(conn)
         register_udfs(conn)
+
+    def configure_cursor(self, cursor: Any) -> None:
+        # dbt-duckdb applies the profile's `settings` (memory_limit among them) to each
+        # cursor, after configure_connection: only then is the cap known to fit to.
+        fit_threads_to_memory_limit(cursor)
