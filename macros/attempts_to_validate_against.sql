@@ -18,13 +18,19 @@
     small memory cap (at 100M attempts and 1GB, the wider table with the challenge id and
     the score failed with two threads). The challenge is its `challenge_number` (macro
     challenge_numbers); `score_band` true gives the attempt's DIF score band (macro
-    dif_score_band, a TINYINT) instead of its `score`.
+    dif_score_band, a TINYINT) instead of its `score`, and `agent_number` true the agent's
+    `agent_number` (macro agent_numbers) instead of its id: at 1M attempts the agent ids
+    were 16 MB of a table that had to fit in 64MB.
 #}
-{% macro attempts_to_validate_against(only_ids=none, recent_after=none, score_band=false) -%}
+{% macro attempts_to_validate_against(only_ids=none, recent_after=none, score_band=false, agent_number=false) -%}
     {%- set columns -%}
         attempts.attempt_id,
         challenge_numbers.challenge_number,
+        {% if agent_number -%}
+        agent_numbers.agent_number,
+        {%- else -%}
         attempts.agent_id,
+        {%- endif %}
         {% if score_band -%}
         cast({{ challenge_fairness.dif_score_band('attempts.score') }} as tinyint) as score_band,
         {%- else -%}
@@ -36,6 +42,10 @@
     from {{ ref('base_platform__attempts') }} as attempts
     left join {{ challenge_fairness.challenge_numbers() }} as challenge_numbers
         on attempts.challenge_id = challenge_numbers.challenge_id
+    {%- if agent_number %}
+    left join {{ challenge_fairness.agent_numbers() }} as agent_numbers
+        on attempts.agent_id = agent_numbers.agent_id
+    {%- endif %}
     left join {{ challenge_fairness.rejected_after_staging('attempts') }} as rejected
         on attempts.source_row_number = rejected.source_row_number
     where attempts.rejection_reason is null
@@ -83,10 +93,23 @@
     of a string per row).
 #}
 {% macro challenge_numbers() -%}
+    {{ return(challenge_fairness._numbered(ref('stg_platform__challenges'), 'challenge_id', 'challenge_number')) }}
+{%- endmacro %}
+
+{#- Each clean agent's `agent_number`, an INTEGER in the order of agent_id (as above). -#}
+{% macro agent_numbers() -%}
+    {{ return(challenge_fairness._numbered(ref('int_keyed__agents'), 'agent_id', 'agent_number')) }}
+{%- endmacro %}
+
+{#- The rows of `relation` numbered 1, 2, ... in the order of `id_column`. -#}
+{% macro _numbered(relation, id_column, number_column) -%}
+    {%- set numbered -%}
     (
         select
-            challenges.challenge_id,
-            cast(row_number() over (order by challenges.challenge_id) as integer) as challenge_number
-        from {{ ref('stg_platform__challenges') }} as challenges
+            numbered.{{ id_column }},
+            cast(row_number() over (order by numbered.{{ id_column }}) as integer) as {{ number_column }}
+        from {{ relation }} as numbered
     )
+    {%- endset -%}
+    {{ return(numbered) }}
 {%- endmacro %}

@@ -118,7 +118,8 @@ attempts as (
     {{ attempts_to_validate_against(
         'select cast(attempt_id as string) from source' if changed_rows_only else none,
         recent_after=new_attempts_after if changed_rows_only else none,
-        score_band=true) }}
+        score_band=true,
+        agent_number=true) }}
 ),
 
 test_cases as (
@@ -132,10 +133,7 @@ test_cases as (
 ),
 
 agents as (
-    select
-        agent_id,
-        cast(row_number() over (order by agent_id) as integer) as agent_number
-    from {{ ref('int_keyed__agents') }}
+    select * from {{ challenge_fairness.agent_numbers() }} as agent_numbers
 ),
 
 typed as (
@@ -172,7 +170,7 @@ checked as (
         typed.source_row_number,
         typed.passed,
         test_cases.test_case_number,
-        agents.agent_number,
+        attempts.agent_number,
         cast(attempts.score_band as tinyint) as score_band,
         attempts.is_in_scan,
         {#- A found attempt or test case has a non-blank id: trim only the others. #}
@@ -187,8 +185,6 @@ checked as (
         on typed.attempt_id = attempts.attempt_id
     left join test_cases
         on typed.test_case_id = test_cases.test_case_id
-    left join agents
-        on attempts.agent_id = agents.agent_id
 ),
 
 {#- Counted on small numbers only: the count over every result runs on top of the join with
