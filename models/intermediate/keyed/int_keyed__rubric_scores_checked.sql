@@ -184,6 +184,7 @@ from checked
 union all
 {{ raw_rows_changed_guard('int_keyed__rubric_scores_checked', 'raw rubric scores', 13) }}
 {%- endif %}
-{#- Stored in source order: downstream scans and sums see the rows in the same order on every build. #}
-order by source_row_number
+{#- Not sorted: its readers count and sum exactly (the checksums are integers), so the order
+    of its rows does not reach a result, and a sort of every row on top of the join with
+    every attempt did not fit under a small memory cap (1M attempts at 64MB). #}
 {%- endif %}
