@@ -19,8 +19,10 @@
       requires  optional raw inputs it cannot run without: a table ('test_cases') or a
                 column ('attempts.approach'); checked when the run compiles. When one is
                 absent the detector is unavailable and `missing_inputs` names them all.
-      measures  name -> [aggregate SQL, model, optional filter]: one number (or text) per
-                detector, `select <aggregate> from <model> [where <filter>]`
+      measures  name -> [aggregate SQL, model]: one number (or text) per detector,
+                `select <aggregate> from <model>`; a measure over some of the rows filters
+                inside its aggregate (`count(*) filter (where ...)`), so that every measure
+                of a model, across detectors, is read in one scan of it
       gaps      [[condition, message SQL], ...] over the measures: each condition that
                 holds is a reason the detector could not judge anything (its message is
                 listed; make conditions exclusive where one reason implies another).
@@ -41,10 +43,10 @@
         'thresholds': ['family_deviation_threshold'],
         'requires': [],
         'measures': {
-            'clean_attempts': ['coalesce(sum(attempts), 0)', 'int_attempt_scores_counted',
-                               "verdict_window = 'all'"],
-            'scored_attempts': ['coalesce(sum(attempts), 0)', 'int_attempt_scores_counted',
-                                "verdict_window = 'all' and score is not null"],
+            'clean_attempts': ["coalesce(sum(attempts) filter (where verdict_window = 'all'), 0)",
+                               'int_attempt_scores_counted'],
+            'scored_attempts': ["coalesce(sum(attempts) filter (where verdict_window = 'all' and score is not null), 0)",
+                                'int_attempt_scores_counted'],
         },
         'gaps': [
             ['clean_attempts = 0', "'attempts: no clean attempt'"],
@@ -77,10 +79,10 @@
         },
         'requires': [],
         'measures': {
-            'undecided_challenges': ['count(*)', 'int_challenge_verdicts_decided',
-                                     "verdict_window = 'all' and verdict = 'insufficient_evidence'"],
-            'undecided_attempts': ['coalesce(sum(attempts), 0)', 'int_challenge_verdicts_decided',
-                                   "verdict_window = 'all' and verdict = 'insufficient_evidence'"],
+            'undecided_challenges': ["count(*) filter (where verdict_window = 'all' and verdict = 'insufficient_evidence')",
+                                     'int_challenge_verdicts_decided'],
+            'undecided_attempts': ["coalesce(sum(attempts) filter (where verdict_window = 'all' and verdict = 'insufficient_evidence'), 0)",
+                                   'int_challenge_verdicts_decided'],
         },
         'gaps': [],
         'rows': 'undecided_attempts',
@@ -116,8 +118,9 @@
         'requires': [],
         'measures': {
             'tagged_rows': ['count(*)', 'int_api_challenges_tagged'],
-            'models_with_cutoff': ['count(*)', 'int_model_cutoffs_centred', 'training_cutoff is not null'],
-            'control_cells': ['count(*)', 'int_api_memorization_cells_prepared', 'is_control'],
+            'models_with_cutoff': ['count(*) filter (where training_cutoff is not null)',
+                                   'int_model_cutoffs_centred'],
+            'control_cells': ['count(*) filter (where is_control)', 'int_api_memorization_cells_prepared'],
             'attempts_analysed': ['coalesce(sum(scored_attempts), 0)', 'int_api_memorization_cells_prepared'],
         },
         'gaps': [
@@ -158,12 +161,12 @@
         'thresholds': ['contamination_similarity_threshold', 'contamination_containment_threshold'],
         'requires': ['challenge_files', 'reference_corpus'],
         'measures': {
-            'files': ['count(*)', 'int_code_documents_shingled',
-                      "normalisation = 'normalised' and document_kind = 'challenge_file'"],
-            'reference_documents': ['count(*)', 'int_code_documents_shingled',
-                                    "normalisation = 'normalised' and document_kind = 'reference_document'"],
-            'compared_documents': ['count(*)', 'int_code_documents_shingled',
-                                   "normalisation = 'normalised' and document_kind in ('challenge_file', 'reference_document') and is_compared"],
+            'files': ["count(*) filter (where normalisation = 'normalised' and document_kind = 'challenge_file')",
+                      'int_code_documents_shingled'],
+            'reference_documents': ["count(*) filter (where normalisation = 'normalised' and document_kind = 'reference_document')",
+                                    'int_code_documents_shingled'],
+            'compared_documents': ["count(*) filter (where normalisation = 'normalised' and document_kind in ('challenge_file', 'reference_document') and is_compared)",
+                                   'int_code_documents_shingled'],
         },
         'gaps': [
             ['files = 0 and reference_documents = 0', "'challenge_files and reference_corpus have no usable rows'"],
@@ -183,10 +186,10 @@
         'thresholds': ['contamination_similarity_threshold', 'contamination_containment_threshold'],
         'requires': ['challenge_files'],
         'measures': {
-            'codebases': ['count(*)', 'int_code_documents_shingled',
-                          "normalisation = 'normalised' and document_kind = 'challenge_codebase'"],
-            'compared_codebases': ['count(*)', 'int_code_documents_shingled',
-                                   "normalisation = 'normalised' and document_kind = 'challenge_codebase' and is_compared"],
+            'codebases': ["count(*) filter (where normalisation = 'normalised' and document_kind = 'challenge_codebase')",
+                          'int_code_documents_shingled'],
+            'compared_codebases': ["count(*) filter (where normalisation = 'normalised' and document_kind = 'challenge_codebase' and is_compared)",
+                                   'int_code_documents_shingled'],
         },
         'gaps': [
             ['codebases = 0', "'challenge_files has no usable rows'"],
@@ -199,9 +202,10 @@
         'mart': 'fct_experiment_results',
         'requires': [],
         'measures': {
-            'experiments': ['count(*)', 'int_experiments_tested', 'arm_a_attempts > 0 and arm_b_attempts > 0'],
-            'attempts': ['coalesce(sum(arm_a_attempts + arm_b_attempts), 0)', 'int_experiments_tested',
-                         'arm_a_attempts > 0 and arm_b_attempts > 0'],
+            'experiments': ['count(*) filter (where arm_a_attempts > 0 and arm_b_attempts > 0)',
+                            'int_experiments_tested'],
+            'attempts': ['coalesce(sum(arm_a_attempts + arm_b_attempts) filter (where arm_a_attempts > 0 and arm_b_attempts > 0), 0)',
+                         'int_experiments_tested'],
         },
         'gaps': [['experiments = 0',
                   "'no challenge with experiment_id and both arms (A and B) with scored attempts'"]],
@@ -212,13 +216,14 @@
         'mart': 'fct_challenge_irt',
         'requires': [],
         'measures': {
-            'challenges': ['count(*)', 'int_irt_parameters_estimated', "entity_kind = 'challenge'"],
-            'fitted_challenges': ['count(*)', 'int_irt_parameters_estimated',
-                                  "entity_kind = 'challenge' and " ~ fitted],
-            'fitted_attempts': ['coalesce(sum(attempts), 0)', 'int_irt_parameters_estimated',
-                                "entity_kind = 'challenge' and " ~ fitted],
-            'fit_reasons': ["string_agg(distinct fit_reason, '; ' order by fit_reason)",
-                            'int_irt_parameters_estimated', "entity_kind = 'challenge'"],
+            'challenges': ["count(*) filter (where entity_kind = 'challenge')",
+                           'int_irt_parameters_estimated'],
+            'fitted_challenges': ["count(*) filter (where entity_kind = 'challenge' and " ~ fitted ~ ')',
+                                  'int_irt_parameters_estimated'],
+            'fitted_attempts': ["coalesce(sum(attempts) filter (where entity_kind = 'challenge' and " ~ fitted ~ '), 0)',
+                                'int_irt_parameters_estimated'],
+            'fit_reasons': ["string_agg(distinct fit_reason, '; ' order by fit_reason) filter (where entity_kind = 'challenge')",
+                            'int_irt_parameters_estimated'],
         },
         'gaps': [
             ['challenges = 0', "'no scored attempts'"],
@@ -271,7 +276,8 @@
         'requires': ['test_cases.test_code'],
         'measures': {
             'test_cases_with_code': ['count(*)', 'int_test_case_code_linted'],
-            'linted_test_cases': ['count(*)', 'int_test_case_code_linted', "lint_status <> 'unsupported_language'"],
+            'linted_test_cases': ["count(*) filter (where lint_status <> 'unsupported_language')",
+                                  'int_test_case_code_linted'],
         },
         'gaps': [
             ['test_cases_with_code = 0', "'test_cases.test_code: NULL or blank on every clean test case'"],
@@ -289,8 +295,8 @@
         'thresholds': [],
         'requires': ['test_cases'],
         'measures': {
-            'string_challenges': ['count(*)', 'stg_platform__challenges',
-                                  challenge_fairness.tags_contain('tags', unicode_tag)],
+            'string_challenges': ['count(*) filter (where ' ~ challenge_fairness.tags_contain('tags', unicode_tag) ~ ')',
+                                  'stg_platform__challenges'],
             'test_inputs': ['coalesce(sum(test_inputs), 0)', 'fct_string_challenge_unicode_coverage'],
         },
         'gaps': [['string_challenges = 0', "'no challenge tagged ' || " ~ unicode_tag]],
@@ -302,7 +308,8 @@
         'requires': [],
         'measures': {
             'combinations': ['count(*)', 'int_combination_difficulties_measured'],
-            'measured_combinations': ['count(*)', 'int_combination_difficulties_measured', "status = 'measured'"],
+            'measured_combinations': ["count(*) filter (where status = 'measured')",
+                                      'int_combination_difficulties_measured'],
             'scored_attempts': ['coalesce(sum(scored_attempts), 0)', 'int_combination_difficulties_measured'],
         },
         'gaps': [
@@ -317,10 +324,10 @@
         'mart': 'fct_challenge_verdict_history',
         'requires': [],
         'measures': {
-            'clean_attempts': ['coalesce(sum(attempts), 0)', 'int_attempt_scores_counted',
-                               "verdict_window = 'all'"],
-            'timestamped_attempts': ['coalesce(sum(attempts), 0)', 'int_attempt_scores_counted',
-                                     "verdict_window <> 'all'"],
+            'clean_attempts': ["coalesce(sum(attempts) filter (where verdict_window = 'all'), 0)",
+                               'int_attempt_scores_counted'],
+            'timestamped_attempts': ["coalesce(sum(attempts) filter (where verdict_window <> 'all'), 0)",
+                                     'int_attempt_scores_counted'],
         },
         'gaps': [
             ['clean_attempts = 0', "'attempts: no clean attempt'"],
@@ -339,7 +346,7 @@
         'gate_suites': ['briefings_locale_neutral'],
         'thresholds': [],
         'requires': ['challenges.briefing_text'],
-        'measures': {'briefings': ['count(*)', 'stg_platform__challenges', 'briefing_text is not null']},
+        'measures': {'briefings': ['count(*) filter (where briefing_text is not null)', 'stg_platform__challenges']},
         'gaps': [],
         'rows': 'briefings',
     },
@@ -351,7 +358,7 @@
             'explains_family_bias': true,
         },
         'requires': ['challenges.briefing_text'],
-        'measures': {'briefings': ['count(*)', 'stg_platform__challenges', 'briefing_text is not null']},
+        'measures': {'briefings': ['count(*) filter (where briefing_text is not null)', 'stg_platform__challenges']},
         'gaps': [],
         'rows': 'briefings',
     },

@@ -6,10 +6,52 @@
     Derived from the declarations in `detector_registry()` (macros/detector_registry.sql):
     per detector, one row of measures (each a scalar aggregate over one of its models),
     then its gaps and its rows analysed over those measures.
+
+    Each model a measure reads is scanned once, for all its measures of every detector:
+    a scalar subquery per measure kept the state of each (a view's join or grouping)
+    until the query ended, and under a small memory cap (1M attempts at 64MB) their sum
+    did not fit.
 #}
 {%- set detectors = challenge_fairness.detector_registry() %}
 {%- set max_share = challenge_fairness.validated_var('fairness_gate_max_optional_rejected_share') %}
+{#- model -> [[detector__measure, aggregate], ...], the models in first-use order -#}
+{%- set measured_models = [] %}
+{%- set measures_of = {} %}
+{%- for detector in detectors %}
+    {%- for measure, spec in detector['measures'].items() %}
+        {%- if spec[1] not in measures_of %}
+            {%- do measured_models.append(spec[1]) %}
+            {%- do measures_of.update({spec[1]: []}) %}
+        {%- endif %}
+        {%- do measures_of[spec[1]].append([detector['name'] ~ '__' ~ measure, spec[0]]) %}
+    {%- endfor %}
+{%- endfor %}
 with
+
+{% for model in measured_models %}
+{{ model }}_measures as (
+    select
+        {%- for column, aggregate in measures_of[model] %}
+        {{ aggregate }} as {{ column }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from {{ ref(model) }}
+),
+
+{% endfor %}
+{#- One row, computed once before the detectors read it. #}
+measures as {{ challenge_fairness.materialized_cte() }} (
+    select
+        {%- for model in measured_models %}
+        {%- set outer = loop %}
+        {%- for column, _ in measures_of[model] %}
+        {{ model }}_measures.{{ column }}{{ ',' if not (outer.last and loop.last) }}
+        {%- endfor %}
+        {%- endfor %}
+    from {{ measured_models[0] }}_measures
+    {%- for model in measured_models[1:] %}
+    cross join {{ model }}_measures
+    {%- endfor %}
+),
 
 {% for detector in detectors %}
 {%- set missing = challenge_fairness.detector_missing_inputs(detector) %}
@@ -28,15 +70,10 @@ with
 {%- set gaps = input_gaps + detector['gaps'] %}
 {{ detector['name'] }}_measured as (
     select
-        {% for measure, spec in detector['measures'].items() -%}
-        (
-            select {{ spec[0] }}
-            from {{ ref(spec[1]) }}
-            {%- if spec | length > 2 %}
-            where {{ spec[2] }}
-            {%- endif %}
-        ) as {{ measure }}{{ ',' if not loop.last }}
-        {% endfor %}
+        {%- for measure in detector['measures'] %}
+        {{ detector['name'] }}__{{ measure }} as {{ measure }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from measures
 ),
 
 {{ detector['name'] }}_covered as (
