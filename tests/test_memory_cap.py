@@ -43,8 +43,10 @@ def test_the_threads_follow_the_cap_the_profile_sets(tmp_path: Any) -> None:
     from dbt.adapters.duckdb.credentials import DuckDBCredentials, PluginConfig
     from dbt.adapters.duckdb.environments import create
 
+    database = tmp_path / "capped.duckdb"
+    duckdb.connect(str(database)).close()  # an existing file: the plugin's guard lets it open
     credentials = DuckDBCredentials(
-        path=str(tmp_path / "capped.duckdb"),
+        path=str(database),
         settings={"memory_limit": "64MB"},
         plugins=[PluginConfig(module="challenge_fairness.plugin")],
     )
