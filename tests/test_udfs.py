@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
-from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -172,38 +171,6 @@ print(thread is not None, "great_expectations" in sys.modules)
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert completed.stdout.split() == [str(warms), str(warms)]
-
-
-@pytest.mark.parametrize(
-    ("settings", "expected"),
-    [({}, "953.6 MiB"), ({"checkpoint_threshold": "32MB"}, "30.5 MiB")],
-)
-def test_plugin_raises_the_checkpoint_threshold_unless_the_profile_sets_one(
-    tmp_path: Path, settings: dict[str, str], expected: str
-) -> None:
-    """As a dbt run opens the database: the plugin's 1GB (a daily run's append then commits
-    without checkpointing the whole database, see the plugin's docstring), and the
-    profile's `settings`, applied to each cursor after it, win."""
-    from dbt.adapters.duckdb.credentials import DuckDBCredentials, PluginConfig
-    from dbt.adapters.duckdb.environments import create
-
-    database = tmp_path / "checkpointed.duckdb"
-    duckdb.connect(str(database)).close()  # an existing file: the plugin's guard lets it open
-    credentials = DuckDBCredentials(
-        path=str(database),
-        settings=settings,
-        plugins=[PluginConfig(module="challenge_fairness.plugin")],
-    )
-    environment = create(credentials)
-    handle = environment.handle()
-    try:
-        ((threshold,),) = (
-            handle.cursor().execute("select current_setting('checkpoint_threshold')").fetchall()
-        )
-    finally:
-        handle.close()
-        environment.close()
-    assert threshold == expected
 
 
 @given(

@@ -13,17 +13,9 @@ large arrays. Where the kernel compacts memory to serve such a request (THP defr
 while pages move: the IRT fit at 200 agents x 5,000 challenges took 5.8 and 6.2 s with
 huge pages and 2.6 and 2.7 s without (2 cores, 24 GB, two runs each, alternating).
 
-It raises DuckDB's automatic checkpoint threshold from 16MB to CHECKPOINT_THRESHOLD
-(unless the profile's `settings` set one): a commit that wrote more than the threshold
-checkpoints the whole database inside that commit. A daily run's one large write, the day's
-attempts appended to the staged attempts, crossed 16MB and its commit took 1.06 s of the
-run's critical path at 100M attempts (0.02 s without the checkpoint); the database is
-checkpointed when dbt closes it anyway. Full builds at 10M took the same time and left a
-file of the same size either way.
-
-When the command runs models it imports Great Expectations on a background thread
-(warm_gate_import), so that the gate's model, near the end of a build's critical path,
-does not spend 1.2 to 1.5 s importing it.
+When the command runs models it imports Great Expectations on a background thread once
+the UDFs are registered (warm_gate_import), so that the gate's model, near the end of a
+build's critical path, does not spend 1.2 to 1.5 s importing it while holding the GIL.
 
 Under a small memory cap it gives DuckDB fewer threads (fit_threads_to_memory_limit): a
 build is then slower, not failing.
@@ -53,8 +45,6 @@ MODEL_COMMANDS = frozenset({"build", "run", "retry"})
 FILE_VARS = ("raw_parquet_dir", "scan_stage_dir")
 # DuckDB's memory per thread under a cap (fit_threads_to_memory_limit).
 BYTES_PER_THREAD = 256 * 1024**2
-# DuckDB checkpoints inside a commit that wrote more than this (its default: 16MB).
-CHECKPOINT_THRESHOLD = "1GB"
 
 
 def _project_file_var(project_dir: str | None, name: str) -> Any:
@@ -163,7 +153,6 @@ class Plugin(BasePlugin):
 
     def initialize(self, plugin_config: dict[str, Any]) -> None:
         limit_native_resources()
-        warm_gate_import()
 
     def update_connection_config(self, creds: Any, config: dict[str, Any]) -> None:
         message = missing_database_message(str(creds.path or ""))
@@ -175,9 +164,9 @@ class Plugin(BasePlugin):
         # machine's zone: naive text timestamps are UTC, dates are UTC dates (macro
         # utc_timestamp), so the marts are the same under any TZ.
         conn.execute("SET GLOBAL TimeZone = 'UTC'")
-        conn.execute(f"SET GLOBAL checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
         fit_threads_to_memory_limit(conn)
         register_udfs(conn)
+        warm_gate_import()
 
     def configure_cursor(self, cursor: Any) -> None:
         # dbt-duckdb applies the profile's `settings` (memory_limit among them) to each
