@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
 
 import duckdb
 import numpy as np
@@ -148,29 +146,6 @@ def test_plugin_runs_blas_on_one_thread_and_asks_for_no_huge_pages() -> None:
         assert multiarray._get_madvise_hugepage() is False
     finally:
         multiarray._set_madvise_hugepage(before)
-
-
-@pytest.mark.parametrize(("command", "warms"), [("build", True), ("run", True), ("parse", False)])
-def test_plugin_imports_the_gate_in_the_background_when_models_run(
-    command: str, warms: bool
-) -> None:
-    """In a fresh interpreter (so that nothing imported Great Expectations before): a
-    command that runs models starts the import on a thread of its own; others do not."""
-    script = f"""
-import sys, types
-from challenge_fairness import plugin
-plugin._dbt_flags = lambda: types.SimpleNamespace(WHICH={command!r})
-assert "great_expectations" not in sys.modules
-thread = plugin.warm_gate_import()
-if thread is not None:
-    assert thread.daemon
-    thread.join()
-print(thread is not None, "great_expectations" in sys.modules)
-"""
-    completed = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True
-    )
-    assert completed.stdout.split() == [str(warms), str(warms)]
 
 
 @given(

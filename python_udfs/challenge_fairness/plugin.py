@@ -13,10 +13,6 @@ large arrays. Where the kernel compacts memory to serve such a request (THP defr
 while pages move: the IRT fit at 200 agents x 5,000 challenges took 5.8 and 6.2 s with
 huge pages and 2.6 and 2.7 s without (2 cores, 24 GB, two runs each, alternating).
 
-When the command runs models it imports Great Expectations on a background thread once
-the UDFs are registered (warm_gate_import), so that the gate's model, near the end of a
-build's critical path, does not spend 1.2 to 1.5 s importing it while holding the GIL.
-
 Under a small memory cap it gives DuckDB fewer threads (fit_threads_to_memory_limit): a
 build is then slower, not failing.
 
@@ -27,8 +23,6 @@ new, empty database and fail later on a missing schema.
 
 from __future__ import annotations
 
-import importlib
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +32,6 @@ from threadpoolctl import threadpool_limits
 from challenge_fairness.registry import register_udfs
 
 BUILDING_COMMANDS = frozenset({"build", "run", "test", "retry"})
-# The dbt commands that run models (the gate's among them).
-MODEL_COMMANDS = frozenset({"build", "run", "retry"})
 # The vars that make a build read files instead of the raw schema: the raw tables as
 # parquet files, or the scan stage a warehouse wrote (docs/spark.md).
 FILE_VARS = ("raw_parquet_dir", "scan_stage_dir")
@@ -61,19 +53,14 @@ def _project_file_var(project_dir: str | None, name: str) -> Any:
     return project_vars.get(name) or (scoped.get(name) if isinstance(scoped, dict) else None)
 
 
-def _dbt_flags() -> Any:
-    """The running dbt invocation's flags, or None outside one."""
+def builds_from_raw_schema() -> bool:
+    """True when the running dbt command builds models from the raw schema (no files)."""
     try:
         from dbt.flags import get_flags
 
-        return get_flags()
-    except Exception:  # noqa: BLE001 - no dbt invocation
-        return None
-
-
-def builds_from_raw_schema() -> bool:
-    """True when the running dbt command builds models from the raw schema (no files)."""
-    flags = _dbt_flags()
+        flags = get_flags()
+    except Exception:  # noqa: BLE001 - no dbt invocation: nothing to guard
+        return False
     if getattr(flags, "WHICH", None) not in BUILDING_COMMANDS:
         return False
     cli_vars = getattr(flags, "VARS", None) or {}
@@ -116,27 +103,6 @@ def fit_threads_to_memory_limit(conn: Any) -> None:
         conn.execute(f"SET GLOBAL threads = {fitting}")
 
 
-def warm_gate_import() -> threading.Thread | None:
-    """Import the fairness gate (Great Expectations: 1.2 to 1.5 s of imports) on a
-    background thread when the dbt command runs models, and return the thread.
-
-    The gate's model (int_fairness_expectations_validated) is one of the last of a build,
-    on its critical path; by the time it runs the import is done, made while the threads
-    before it waited on DuckDB, which releases the GIL. A model importing the gate while
-    the thread still does waits for that import (Python's import lock), never imports
-    twice."""
-    if getattr(_dbt_flags(), "WHICH", None) not in MODEL_COMMANDS:
-        return None
-    thread = threading.Thread(
-        target=importlib.import_module,
-        args=("great_expectations",),
-        name="challenge_fairness-warm-gate-import",
-        daemon=True,
-    )
-    thread.start()
-    return thread
-
-
 def limit_native_resources() -> None:
     """One BLAS thread, and no transparent huge page requests by numpy (see the module
     docstring), for this process."""
@@ -166,7 +132,6 @@ class Plugin(BasePlugin):
         conn.execute("SET GLOBAL TimeZone = 'UTC'")
         fit_threads_to_memory_limit(conn)
         register_udfs(conn)
-        warm_gate_import()
 
     def configure_cursor(self, cursor: Any) -> None:
         # dbt-duckdb applies the profile's `settings` (memory_limit among them) to each
