@@ -9,6 +9,7 @@ and outside the transaction, contracts, Python models, a rebuild over the previo
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -37,6 +38,11 @@ MODELS = {
         {{ config(materialized='table') }}
         select {{ var('version') }} as version
     """,
+    # A contract and no hooks: dropped first, in the transaction that creates it again.
+    "probe_contract.sql": """\
+        {{ config(materialized='table') }}
+        select {{ var('version') }} as version
+    """,
     "probe_view.sql": """\
         {{ config(materialized='view') }}
         select version * 10 as version_tenfold from {{ ref('probe_table') }}
@@ -50,10 +56,25 @@ MODELS = {
             dbt.config(materialized="table")
             return dbt.ref("probe_table").df().assign(doubled=lambda frame: frame.version * 2)
     """,
+    # A Python model of the version: its job writes the table on a cursor of its own.
+    "probe_python_version.py": """\
+        def model(dbt, session):
+            dbt.config(materialized="table")
+            return session.sql(f"select cast({dbt.config.get('version')} as integer) as version")
+    """,
     "_probe.yml": """\
         version: 2
         models:
           - name: probe_table
+            config:
+              contract: {enforced: true}
+            columns:
+              - name: version
+                data_type: integer
+          - name: probe_python_version
+            config:
+              version: "{{ var('version') }}"
+          - name: probe_contract
             config:
               contract: {enforced: true}
             columns:
@@ -113,7 +134,9 @@ def test_hooks_contracts_python_and_rebuilds(tmp_path: Path) -> None:
     assert read_table(database, "select * from main.probe_plain")["version"].tolist() == [2]
     assert not [name for name in types if "__dbt_tmp" in name or "__dbt_backup" in name]
     log = (tmp_path / "logs" / "dbt.log").read_text()
-    assert "__dbt_backup" not in log and "__dbt_tmp" not in log
+    assert "__dbt_backup" not in log
+    # only the Python models write a temporary name: their jobs run outside the transaction
+    assert set(re.findall(r'"(\w+)__dbt_tmp"', log)) == {"probe_python", "probe_python_version"}
     # a table without contract or hooks is replaced, not dropped first; one with them is
     assert 'drop table if exists "probe"."main"."probe_plain"' not in log
     assert 'create or replace table "probe"."main"."probe_plain"' in log
@@ -136,7 +159,11 @@ def test_hooks_contracts_python_and_rebuilds(tmp_path: Path) -> None:
         # fails filling the new table, after the drop
         ("probe_table", "cast(error('boom') as integer)", "boom"),
         ("probe_table", "'not a number'", "contract"),  # fails the contract check, after the drop
+        # the same without hooks: no hook's statement opens the transaction before the drop
+        ("probe_contract", "cast(error('boom') as integer)", "boom"),
+        ("probe_contract", "'not a number'", "contract"),
         ("probe_plain", "cast(error('boom') as integer)", "boom"),  # fails its CREATE OR REPLACE
+        ("probe_python_version", "cast(error('boom') as integer)", "boom"),  # fails its job
     ],
 )
 def test_a_failed_build_keeps_the_previous_table(

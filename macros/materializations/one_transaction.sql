@@ -16,6 +16,9 @@
     (most intermediate models), is not dropped first: `CREATE OR REPLACE TABLE` replaces
     it in the same transaction, one statement and one pass through dbt's statement macros
     less per model (a contract's table is created empty and then filled, so it is dropped).
+    A Python model's job runs on a cursor of its own (dbt-duckdb's), outside the
+    transaction: it writes the table under a temporary name, and the transaction drops the
+    old relation and renames the new one.
 #}
 {% materialization table, adapter='duckdb', supported_languages=['sql', 'python'] %}
     {%- set language = model['language'] -%}
@@ -27,7 +30,15 @@
         and config.get('sql_header') is none
         and (existing_relation is none or existing_relation.is_table) -%}
 
-    {{ challenge_fairness._begin_replacing(existing_relation, drop_existing=not replaced) }}
+    {%- set written_relation = target_relation if language == 'sql'
+        else make_intermediate_relation(target_relation) -%}
+
+    {%- if language != 'sql' %}
+        {#- what an interrupted run left, before any transaction #}
+        {{ drop_relation_if_exists(load_cached_relation(written_relation)) }}
+    {%- endif %}
+    {{ challenge_fairness._begin_replacing(
+        existing_relation, drop_existing=language == 'sql' and not replaced) }}
     {#- Called here, not in a shared macro: dbt runs a Python model's job only from a
         statement its materialization calls itself. #}
     {% call statement('main', language=language) -%}
@@ -36,9 +47,15 @@
                 {{ compiled_code }}
             );
         {%- else -%}
-            {{- create_table_as(False, target_relation, compiled_code, language) }}
+            {{- create_table_as(False, written_relation, compiled_code, language) }}
         {%- endif -%}
     {%- endcall %}
+    {%- if language != 'sql' %}
+        {%- if existing_relation is not none %}
+            {{ challenge_fairness._drop_in_transaction(existing_relation) }}
+        {%- endif %}
+        {{ adapter.rename_relation(written_relation, target_relation) }}
+    {%- endif %}
     {{ return(challenge_fairness._finish_replacing(target_relation, existing_relation)) }}
 {% endmaterialization %}
 
@@ -61,9 +78,21 @@
 {% macro _begin_replacing(existing_relation, drop_existing) %}
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
-    {% if drop_existing %}
-        {{ drop_relation_if_exists(existing_relation) }}
+    {% if drop_existing and existing_relation is not none %}
+        {{ challenge_fairness._drop_in_transaction(existing_relation) }}
     {% endif %}
+{% endmacro %}
+
+{#- The drop as dbt-duckdb writes it (macro duckdb__drop_relation), but as a statement that
+    opens the transaction when no pre-hook has: dbt-duckdb's runs outside any
+    (auto_begin=False), so without a hook the drop was committed on its own, and a build
+    that failed after it (a contract's check, its insert) left no relation at all. #}
+{% macro _drop_in_transaction(relation) %}
+    {% do adapter.cache_dropped(relation) %}
+    {% call statement('drop_relation', auto_begin=True) -%}
+        drop {{ relation.type }} if exists {{ relation }}
+        {%- if not adapter.is_ducklake(relation) %} cascade{% endif %}
+    {%- endcall %}
 {% endmacro %}
 
 {# The post-hooks, grants and docs inside the transaction, `COMMIT`, the post-hooks after. #}
