@@ -262,6 +262,19 @@ def test_a_daily_run_reads_past_the_watermark(builds: dict[str, Any]) -> None:
             assert "watermark as (" in sql.read_text(), (step, model)
 
 
+def test_the_key_checks_probe_only_the_attempts_that_can_change(builds: dict[str, Any]) -> None:
+    """int_keyed__rows_rejected checks every attempt when the staged agents or challenges
+    changed (the late agent in the second run, the conflicting challenge in the third), and
+    only the new, rejected and formerly rejected attempts otherwise (the last run)."""
+    steps = range(1, builds["steps"])
+    probed = {}
+    for step in steps:
+        compiled = builds["work"] / f"step{step}" / "target" / "compiled"
+        (sql,) = compiled.rglob("int_keyed__rows_rejected.sql")
+        probed[step] = "rejected_before" in sql.read_text()
+    assert probed == {step: step == builds["steps"] - 1 for step in steps}
+
+
 # The models that fold in the delta of the attempt cells' run, not every cell.
 DELTA_FOLDS = ("int_attempt_scores_counted", "int_agent_challenge_scores_summarised")
 
