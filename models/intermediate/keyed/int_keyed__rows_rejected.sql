@@ -82,23 +82,21 @@ clean_agents as (
     now, or rejected here before. Two branches: an OR with the last one made a mark join
     over every attempt (0.68 s at 100M, against 0.01 s for the first two and 0.03 s for a
     semi join on 50 rows rejected before, 0.2 s on 1,000 to 20,000). #}
-attempts_to_check as (
+{%- set attempt_keys -%}
     select
         attempts.source_row_number,
         attempts.challenge_id,
         attempts.agent_id,
         attempts.rejection_reason
     from {{ ref('base_platform__attempts') }} as attempts
+{%- endset %}
+attempts_to_check as (
+    {{ attempt_keys }}
     where
         attempts.source_row_number > {{ checked_up_to }}
         or attempts.rejection_reason is not null
     union all
-    select
-        attempts.source_row_number,
-        attempts.challenge_id,
-        attempts.agent_id,
-        attempts.rejection_reason
-    from {{ ref('base_platform__attempts') }} as attempts
+    {{ attempt_keys }}
     where
         attempts.source_row_number <= {{ checked_up_to }}
         and attempts.rejection_reason is null
