@@ -227,6 +227,43 @@ def test_queue_lists_every_plant_with_its_action_and_nothing_else(
     assert dates(queue.scan_date) == {dt.date(2026, 7, 1)} and queue.is_latest_week.all()
 
 
+def test_gate_findings_name_the_review_queues_causes(plants_build: dict[str, Any]) -> None:
+    """The gate's CI output is one entry per root cause: each fairness finding carries the
+    cause of its detector's finding (the review queue's), so the planted plain briefing's
+    style, verdict and deviation findings are one cause, not one line each."""
+    database = plants_build["database"]
+    gate = read_table(
+        database,
+        "select * from main.fct_fairness_gate_findings where finding_kind = 'fairness_finding'"
+        " order by finding_number",
+    )
+    evidence = read_table(database, "select * from intermediate.int_bias_evidence_unioned")
+    assert gate.cause_id.notna().all() and gate.cause.notna().all()
+    own = gate.cause_id.str.startswith(("leaderboard:", "raw_deviation:"))
+    assert set(gate.cause_id[~own]) <= set(evidence.cause_id)
+    # a flagged verdict takes the cause its family bias has in the evidence
+    family = evidence[evidence.detector == "family_verdict"].set_index(
+        ["challenge_id", "model_family"]
+    )
+    verdicts = gate[gate.check_name == "challenge_verdicts_not_flagged"]
+    assert len(verdicts) > 1
+    for finding in verdicts.itertuples():
+        assert finding.cause_id == family.loc[(finding.subject, finding.model_family), "cause_id"]
+    style = plants_build["platform"].detector_truth["briefing_style"]
+    briefing = gate[gate.cause_id == f"briefing_style:{style['template_id']}/{style['style']}"]
+    assert set(briefing.check_name) == {
+        "briefing_style_sensitivity_within_threshold",
+        "challenge_verdicts_not_flagged",
+        "family_deviation_within_threshold",
+    }
+    assert (briefing.recommended_action == "fix_briefing").all()
+    # findings of one cause are numbered together, the largest cause first
+    sizes = gate.groupby("cause_id", sort=False).size()
+    assert list(gate.cause_id.drop_duplicates()) == list(sizes.index)
+    assert (gate.cause_id != gate.cause_id.shift()).sum() == len(sizes) < len(gate)
+    assert sizes.iloc[0] == sizes.max() == len(briefing)
+
+
 def test_family_bias_takes_the_action_of_its_cause_or_retire_and_inspect(
     plants_build: dict[str, Any],
 ) -> None:

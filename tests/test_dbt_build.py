@@ -228,11 +228,29 @@ def test_gate_fails_the_build_naming_challenge_family_value_and_threshold(
         dbt_vars={"raw_parquet_dir": str(platform_build["work"] / "raw")},
     )
     assert not run.success
+    found = read_table(
+        database,
+        "select * from main.fct_fairness_gate_findings where finding_kind = 'fairness_finding'"
+        " order by finding_number",
+    )
+    # CI prints each root cause; every finding's own line is in the log file
+    log = (tmp_path / "logs" / "dbt.log").read_text(encoding="utf-8")
+    for number, finding in enumerate(found.itertuples(), start=1):
+        assert f"FAILED {number}/{len(found)} [{finding.check_name}] {finding.message}" in log
+    headers = [line for line in run.output.splitlines() if " CAUSE " in line]
+    assert len(headers) == found.cause_id.nunique() < len(found)
+    assert all(cause in run.output for cause in found.cause)
+    deviations = found[found.check_name == "family_deviation_within_threshold"].set_index(
+        ["subject", "model_family"]
+    )
     planted = platform_build["platform"].planted_family_biases.to_pylist()
     for bias in planted:
-        assert f"challenge '{bias['challenge_id']}', family '{bias['model_family']}'" in run.output
-    assert "exceeds the threshold of 10 (family_deviation_threshold)" in run.output
-    assert "(combination_deviation_threshold)" in run.output
+        message = deviations.loc[(bias["challenge_id"], bias["model_family"]), "message"]
+        assert message.startswith(
+            f"challenge '{bias['challenge_id']}', family '{bias['model_family']}'"
+        )
+        assert "exceeds the threshold of 10 (family_deviation_threshold)" in message
+    assert found.message.str.contains("(combination_deviation_threshold)", regex=False).any()
     results = read_table(database, "select * from main.fct_fairness_gate_results")
     core_suites = {
         "challenge_verdicts_not_flagged",
@@ -250,7 +268,7 @@ def test_gate_fails_the_build_naming_challenge_family_value_and_threshold(
             f"adjusted deviation {verdict.lead_adjusted_deviation:+.2f} points "
             f"(95% CI {verdict.lead_ci_low:+.2f} to {verdict.lead_ci_high:+.2f}), "
             f"q = {verdict.q_value:.3g}"
-        ) in run.output
+        ) in log
 
 
 def test_lower_threshold_fails_and_warn_severity_records_but_passes(

@@ -97,18 +97,49 @@ def findings(database: Path, kind: str = "fairness_finding") -> Any:
     )
 
 
-def test_quiet_ci_output_names_every_finding(quiet_build: dict[str, Any]) -> None:
+def test_quiet_ci_output_names_every_cause_and_its_first_finding(
+    quiet_build: dict[str, Any],
+) -> None:
     assert quiet_build["returncode"] == 1, quiet_build["stdout"]
     found = findings(quiet_build["database"])
     families = found[found.check_name == "family_deviation_within_threshold"]
     assert len(families) >= 2 and families.model_family.notna().all()
     stdout = quiet_build["stdout"]
-    for number, finding in enumerate(found.itertuples(), start=1):
-        line = (
-            f"FAIRNESS GATE (error) FAILED {number}/{len(found)} "
-            f"[{finding.check_name}] {finding.message}"
-        )
-        assert stdout.count(line) == 1, line  # printed once: print() only, not also log()
+    causes = list(found.cause_id.drop_duplicates())
+    assert 1 < len(causes) < len(found)  # one root cause is one entry, not one per row
+    assert (
+        f"FAIRNESS GATE (error): {len(found)} finding(s) from {len(causes)} root cause(s)"
+        " fail the build (fairness_finding)"
+    ) in stdout
+    lines = {
+        number: f"FAIRNESS GATE (error) FAILED {number}/{len(found)} "
+        f"[{finding.check_name}] {finding.message}"
+        for number, finding in enumerate(found.itertuples(), start=1)
+    }
+    for index, cause_id in enumerate(causes, start=1):
+        cause = found[found.cause_id == cause_id]
+        (header,) = [
+            line
+            for line in stdout.splitlines()
+            if line.startswith(f"FAIRNESS GATE (error) CAUSE {index}/{len(causes)} ")
+        ]
+        assert cause.cause.iloc[0] in header
+        assert (f"{len(cause)} findings of " if len(cause) > 1 else "1 finding of ") in header
+        for suite, count in cause.check_name.value_counts().items():
+            assert (f"{suite} {count}" if len(cause) > 1 else suite) in header
+        numbers = [number for number in cause.index + 1]
+        assert numbers == list(range(numbers[0], numbers[0] + len(cause)))  # numbered together
+        # its first finding in full, printed once (print() only, not also log()); the others
+        # are in run_results.json, the stored failures and the log file
+        assert stdout.count(lines[numbers[0]]) == 1, lines[numbers[0]]
+        assert stdout.splitlines()[stdout.splitlines().index(header) + 1] == lines[numbers[0]]
+        for number in numbers[1:]:
+            assert lines[number] not in stdout
+    assert "every finding, one row each: select * from " in stdout
+    # raw deviations the ability-adjusted verdict does not flag: one cause per family
+    raw = found[found.cause_id.str.startswith("raw_deviation:")]
+    assert len(raw) > raw.cause_id.nunique() >= 1
+    assert (raw.cause_id == "raw_deviation:" + raw.model_family).all()
     for finding in families.itertuples():
         assert f"challenge '{finding.subject}', family '{finding.model_family}'" in finding.message
         assert f"deviation {finding.value:+.2f} points" in finding.message
@@ -162,9 +193,12 @@ def test_warn_severity_reads_as_warnings_and_passes(
     assert run.success, run.output
     found = findings(database)
     assert len(found) > 0 and (found.severity == "warn").all()
-    assert f"FAIRNESS GATE (warn): {len(found)} fairness finding(s) recorded as warnings" in (
-        run.output
-    )
+    causes = found.cause_id.nunique()
+    assert (
+        f"FAIRNESS GATE (warn): {len(found)} fairness finding(s) from {causes} root cause(s)"
+        " recorded as warnings"
+    ) in run.output
+    assert f"FAIRNESS GATE (warn) CAUSE 1/{causes} " in run.output
     assert f"FAIRNESS GATE (warn) WARNING 1/{len(found)} [" in run.output
     assert "FAILED" not in "\n".join(m for m in run.messages if "FAIRNESS GATE" in m)
     results = read_table(database, "select * from main.fct_fairness_gate_results")

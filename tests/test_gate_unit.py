@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import string
 from pathlib import Path
 
 import pandas as pd
@@ -53,6 +54,10 @@ def test_findings_name_subject_family_value_threshold_and_are_sorted() -> None:
         "challenge 'ch-a', family 'llama': deviation -15.25 points exceeds the threshold "
         "of 10 (family_deviation_threshold)"
     )
+    # what ties it to its root cause: the detector finding, else the suite's own cause
+    assert findings[0]["evidence"] == {"finding_id": "ch-a/llama"}
+    assert findings[0]["cause_id"] == "raw_deviation:llama"
+    assert findings[0]["cause"].startswith("family llama deviates beyond the threshold")
     # Byte-stable: the mart's row order does not change the message or the findings.
     shuffled = gate.validate_suite(SUITE, deviations([3, 1, 2, 0]), THRESHOLDS, "error")
     assert shuffled[0]["failure_message"] == rows[0]["failure_message"]
@@ -149,3 +154,19 @@ def test_every_shipped_suite_declares_its_finding_fields() -> None:
             for key in ("family_column", "value_column"):
                 if key in finding:
                     assert finding[key] in columns, (path.name, key)
+            # what ties a finding to its root cause: evidence keys and the suite's own cause,
+            # templates over the row's columns only
+            evidence = finding.get("evidence", {})
+            assert set(evidence) <= {
+                "finding_id",
+                "challenge_id",
+                "cause_id",
+                "template_id",
+                "variable_combination",
+            }, path.name
+            assert ("template_id" in evidence) == ("variable_combination" in evidence)
+            assert evidence or "cause_id" in finding, path.name
+            templates = [*evidence.values(), finding.get("cause_id", ""), finding.get("cause", "")]
+            for template in templates:
+                fields = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+                assert fields <= columns | {"threshold"}, (path.name, template)

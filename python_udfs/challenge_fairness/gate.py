@@ -109,7 +109,15 @@ def _number(value: Any) -> float | None:
 def _findings(
     result: Mapping[str, Any], meta: Mapping[str, Any], threshold: float | None
 ) -> list[dict[str, Any]]:
-    """One finding per failing row (GX's unexpected_index_list), sorted by its message."""
+    """One finding per failing row (GX's unexpected_index_list), sorted by its message.
+
+    Besides subject, family, value and message, a finding carries what ties it to its root
+    cause (fct_fairness_gate_findings): ``evidence``, the keys that find its detector's
+    findings in int_bias_evidence_unioned (``finding_id``, ``challenge_id``, ``cause_id``,
+    or ``template_id`` with ``variable_combination``), and ``cause_id`` / ``cause``, its own
+    root cause when no detector finding matches. Each is a template over the row's columns
+    in the suite's ``meta.finding``; absent, None.
+    """
     template = meta.get("failure_template")
     fields = meta.get("finding") or {}
     findings = []
@@ -119,12 +127,16 @@ def _findings(
         subject = fields["subject"].format(**values) if "subject" in fields else None
         family = item.get(fields["family_column"]) if "family_column" in fields else None
         value = _number(item.get(fields["value_column"])) if "value_column" in fields else None
+        evidence = {key: text.format(**values) for key, text in fields.get("evidence", {}).items()}
         findings.append(
             {
                 "subject": subject,
                 "model_family": None if family is None else str(family),
                 "value": value,
                 "message": message,
+                "evidence": evidence or None,
+                "cause_id": fields["cause_id"].format(**values) if "cause_id" in fields else None,
+                "cause": fields["cause"].format(**values) if "cause" in fields else None,
             }
         )
     return sorted(findings, key=lambda finding: finding["message"])
@@ -320,7 +332,15 @@ def validate_suite(
             header = f"{suite_name} failed on {mart} ({unexpected} rows):"
             if not findings:  # failed without listing rows: the failure is the finding
                 findings = [
-                    {"subject": None, "model_family": None, "value": None, "message": header}
+                    {
+                        "subject": None,
+                        "model_family": None,
+                        "value": None,
+                        "message": header,
+                        "evidence": None,
+                        "cause_id": None,
+                        "cause": None,
+                    }
                 ]
             lines = [finding["message"] for finding in findings]
             shown = lines[:MAX_LISTED_FAILURES]
