@@ -157,7 +157,7 @@ def test_warn_mode_gate_results_read_as_warnings(tmp_path: Path) -> None:
     gate = text.split("Great Expectations gate")[1]
     assert "FAILED" not in text
     assert "recorded as warnings; the build went on" in gate
-    assert "WARNING challenge_verdicts_not_flagged: 1 failing rows" in gate
+    assert "WARNING challenge_verdicts_not_flagged: 1 failing row\n" in gate
     assert "passed: family_deviation_within_threshold" in gate
 
 
@@ -166,8 +166,36 @@ def test_error_mode_gate_failures_read_as_failures(tmp_path: Path) -> None:
     _with_gate(database, "error", success=False)
     gate = summary.summarise(database).split("Great Expectations gate")[1]
     assert "FAILED the build (severity error)" in gate
-    assert "FAILED challenge_verdicts_not_flagged: 1 failing rows" in gate
+    assert "FAILED challenge_verdicts_not_flagged: 1 failing row\n" in gate
     assert "WARNING" not in gate
+
+
+def test_gate_reads_one_line_per_suite_and_its_root_causes(tmp_path: Path) -> None:
+    """A suite of two expectations is one suite (it was two lines, `1 failing rows` each),
+    and the findings are counted with the root causes CI prints."""
+    database = tmp_path / "suites.duckdb"
+    _verdicts_only(database)
+    with duckdb.connect(str(database)) as connection:
+        connection.execute(
+            """create table main.fct_fairness_gate_results as
+            select * from (values
+                ('challenge_instances_unique', false, 1, 'error'),
+                ('challenge_instances_unique', false, 2, 'error'),
+                ('family_deviation_within_threshold', true, 0, 'error')
+            ) as t(suite_name, success, failing_rows, severity)"""
+        )
+        connection.execute(
+            """create table main.fct_fairness_gate_findings as
+            select * from (values
+                ('fairness_finding', 'overlap:a/b'), ('fairness_finding', 'overlap:a/b'),
+                ('fairness_finding', 'overlap:c/d'), ('unusable_input', null)
+            ) as t(finding_kind, cause_id)"""
+        )
+    gate = summary.summarise(database).split("Great Expectations gate")[1]
+    assert "(1 of 2 suites FAILED the build (severity error))" in gate
+    assert gate.count("challenge_instances_unique") == 1
+    assert "FAILED challenge_instances_unique: 3 failing rows\n" in gate
+    assert "3 finding(s) from 2 root cause(s)" in gate
 
 
 def test_raw_seed_rules_are_counts_labelled_as_not_verdicts(tmp_path: Path) -> None:

@@ -351,14 +351,18 @@ def answer_section(reader: MartReader) -> Section:
     else:
         section.missing_marts.append(VERDICTS)
     if reader.has(GATE_RESULTS):
-        gate = reader.read(GATE_RESULTS)
+        gate = reader.read(GATE_RESULTS)  # one row per expectation; a suite may have several
         failing = gate[~gate["success"].fillna(False).astype(bool)]
+        suites = gate["suite_name"].nunique()
         if failing.empty:
-            section.facts.append(("fairness gate", f"all {len(gate)} suites pass"))
+            section.facts.append(("fairness gate", f"all {suites} suites pass"))
         else:
             mode = "warnings (severity warn)" if set(failing["severity"]) == {"warn"} else "FAILED"
             section.facts.append(
-                ("fairness gate", f"{len(failing)} of {len(gate)} suites with {mode}")
+                (
+                    "fairness gate",
+                    f"{failing['suite_name'].nunique()} of {suites} suites with {mode}",
+                )
             )
     if reader.has(PLATFORM_SCORE):
         scores = reader.read(PLATFORM_SCORE, order_by="window_start")

@@ -192,11 +192,12 @@ def _combination_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> li
 
 
 def _gate_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
-    """The gate's suites: failures under severity error, warnings under warn."""
+    """The gate's suites (failures under severity error, warnings under warn) and how many
+    root causes their findings come from."""
     gate = _rows(
         connection,
-        f"""select suite_name, success, failing_rows, severity
-        from {schema}.fct_fairness_gate_results order by suite_name""",
+        f"""select suite_name, bool_and(success), sum(failing_rows), max(severity)
+        from {schema}.fct_fairness_gate_results group by suite_name order by suite_name""",
     )
     if not gate:
         return ["Great Expectations gate: no suite ran"]
@@ -214,11 +215,24 @@ def _gate_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]
         head = f"{len(failing)} of {len(gate)} suites FAILED the build (severity error)"
     lines = [f"Great Expectations gate ({head}):"]
     lines += [
-        f"  {'WARNING' if sev == 'warn' else 'FAILED'} {s}: {n} failing rows"
+        f"  {'WARNING' if sev == 'warn' else 'FAILED'} {s}: {n} failing row{'' if n == 1 else 's'}"
         for s, n, sev in failing
     ]
     if passed:
         lines.append(f"  passed: {', '.join(passed)}")
+    try:
+        [(findings, causes)] = _rows(
+            connection,
+            f"""select count(*), count(distinct cause_id)
+            from {schema}.fct_fairness_gate_findings where finding_kind = 'fairness_finding'""",
+        )
+    except duckdb.Error:  # a build from before the findings had causes
+        findings = 0
+    if findings:
+        lines.append(
+            f"  {findings} finding(s) from {causes} root cause(s), one entry each in CI"
+            " (fct_fairness_gate_findings.cause_id, the review queue's causes)"
+        )
     return lines
 
 
