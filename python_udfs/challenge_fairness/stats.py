@@ -128,6 +128,10 @@ class CohensDResult:
     reason: npt.NDArray[np.object_]
 
 
+# A pooled SD within this many ulps of the means' magnitude is zero (see cohens_d).
+ZERO_SD_ULPS = 64
+
+
 def cohens_d(
     n_a: npt.ArrayLike,
     mean_a: npt.ArrayLike,
@@ -153,7 +157,12 @@ def cohens_d(
     with np.errstate(invalid="ignore", divide="ignore"):
         pooled_var = ((n_a - 1) * var_a + (n_b - 1) * var_b) / (n_a + n_b - 2)
         pooled_sd = np.sqrt(pooled_var)
-        zero_sd = ~group_of_one & ~bad_input & (pooled_sd == 0)
+        # Zero at double precision: a mean computed from counts (as SQL does, two-pass) can
+        # be an ulp off a constant group's value, which leaves a variance of that error
+        # squared (15 scores of 30.03 give an SD of 4e-15, and d about 1e16 against a
+        # constant 0): no effect size, the groups are constant.
+        resolution = ZERO_SD_ULPS * np.spacing(np.fmax(np.abs(mean_a), np.abs(mean_b)))
+        zero_sd = ~group_of_one & ~bad_input & (pooled_sd <= resolution)
         d = (mean_a - mean_b) / pooled_sd
 
     undefined = group_of_one | bad_input | zero_sd
