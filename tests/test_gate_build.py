@@ -136,6 +136,9 @@ def test_quiet_ci_output_names_every_cause_and_its_first_finding(
         for number in numbers[1:]:
             assert lines[number] not in stdout
     assert "every finding, one row each: select * from " in stdout
+    # every finding's line, printed or not, is in the log file, also under --quiet
+    log = (quiet_build["work"] / "logs" / "dbt.log").read_text(encoding="utf-8")
+    assert all(line in log for line in lines.values())
     # raw deviations the ability-adjusted verdict does not flag: one cause per family
     raw = found[found.cause_id.str.startswith("raw_deviation:")]
     assert len(raw) > raw.cause_id.nunique() >= 1

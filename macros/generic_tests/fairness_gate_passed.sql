@@ -59,6 +59,7 @@
     {%- endfor -%}
     {%- set caused = causes | selectattr('id') | list -%}
     {%- set printed = [] -%}
+    {%- set logged_only = [] -%}
     {%- set headers = [] -%}
     {%- if lines -%}
         {%- set of_causes = (" from " ~ (caused | length) ~ " root cause(s)") if caused else "" -%}
@@ -91,23 +92,26 @@
                 {%- do headers.append(header) -%}
                 {%- do printed.append(header) -%}
                 {%- do printed.append(cause['lines'][0]) -%}
+                {%- do logged_only.extend(cause['lines'][1:]) -%}
                 {%- do commented.append(header) -%}
                 {%- do commented.extend(cause['lines']) -%}
             {%- endif -%}
         {%- endfor -%}
-        {%- if (printed | length) < (lines | length) + 1 + (headers | length) -%}
+        {%- if logged_only -%}
             {%- do printed.append(prefix ~ " every finding, one row each: select * from " ~ model
                 ~ " where " ~ condition ~ " order by finding_number (and logs/dbt.log)") -%}
         {%- endif -%}
+        {#- printed under --quiet, and logged (to the file only, as debug); else logged at info -#}
         {%- for line in printed -%}
             {%- if invocation_args_dict.get('quiet') -%}
                 {%- do print(line) -%}
+                {{- log(line) -}}
             {%- else -%}
                 {{- log(line, info=True) -}}
             {%- endif -%}
         {%- endfor -%}
-        {#- the finding lines not printed reach the log file only -#}
-        {%- for line in lines if line not in printed -%}
+        {#- the other findings of each cause reach the log file only -#}
+        {%- for line in logged_only -%}
             {{- log(line) -}}
         {%- endfor -%}
     {%- endif -%}
