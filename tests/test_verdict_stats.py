@@ -122,6 +122,9 @@ def test_trimmed_cells_flag_non_finite_scores_per_cell() -> None:
         (np.array([5.0]), "not_computable", "fewer than two"),
         (np.array([1.0, 2.0, np.nan]), "not_computable", "NaN"),
         (np.array([7.0, 7.0, 7.0, 7.0]), "ok", None),
+        # a mean from counts an ulp off the value (30.03 * 15 / 15) still has no spread
+        (np.full(15, 30.03), "ok", None),
+        (np.array([30.03] * 14 + [99.0]), "ok", None),  # winsorized to one value
     ],
 )
 def test_trimmed_cell_degenerate(sample: np.ndarray, status: str, reason: str | None) -> None:

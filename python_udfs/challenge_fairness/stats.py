@@ -280,7 +280,10 @@ def trimmed_cells(
         sum_squares = np.bincount(
             cell, weights=count * (winsorized - winsorized_mean[cell]) ** 2, minlength=cells
         )
-        variance = sum_squares / (h * (h - 1))
+        # A winsorized sample of one value (low = high) has no spread: exactly 0, where its
+        # mean, computed from counts, can be an ulp off the value (15 of 30.03) and leave
+        # sum_squares of 1e-28, an SE that made a constant cell's t test finite.
+        variance = np.where(low == high, 0.0, sum_squares / (h * (h - 1)))
 
     status = np.full(cells, STATUS_OK, dtype=object)
     reason = np.full(cells, None, dtype=object)
