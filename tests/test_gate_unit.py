@@ -54,6 +54,7 @@ def test_findings_name_subject_family_value_threshold_and_are_sorted() -> None:
         "challenge 'ch-a', family 'llama': deviation -15.25 points exceeds the threshold "
         "of 10 (family_deviation_threshold)"
     )
+    assert all(tuple(finding) == gate.FINDING_FIELDS for finding in findings)
     # what ties it to its root cause: the detector finding, else the suite's own cause
     assert findings[0]["evidence"] == {"finding_id": "ch-a/llama"}
     assert findings[0]["cause_id"] == "raw_deviation:llama"

@@ -48,6 +48,10 @@ RESULT_COLUMNS = (
 )
 
 
+# The keys of a finding (the `findings` JSON column; fct_fairness_gate_findings reads them).
+FINDING_FIELDS = ("subject", "model_family", "value", "message", "evidence", "cause_id", "cause")
+
+
 class SuiteError(Exception):
     """A gate suite that cannot run: its file is missing, malformed or invalid."""
 
@@ -331,17 +335,7 @@ def validate_suite(
         if not expectation_result.success:
             header = f"{suite_name} failed on {mart} ({unexpected} rows):"
             if not findings:  # failed without listing rows: the failure is the finding
-                findings = [
-                    {
-                        "subject": None,
-                        "model_family": None,
-                        "value": None,
-                        "message": header,
-                        "evidence": None,
-                        "cause_id": None,
-                        "cause": None,
-                    }
-                ]
+                findings = [dict.fromkeys(FINDING_FIELDS) | {"message": header}]
             lines = [finding["message"] for finding in findings]
             shown = lines[:MAX_LISTED_FAILURES]
             more = len(lines) - len(shown)
