@@ -6,11 +6,13 @@ import itertools
 import math
 import random
 import warnings
+from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from challenge_fairness import stats
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import stats as scipy_stats
@@ -428,3 +430,100 @@ def test_attempts_needed_degenerate_challenges() -> None:
     assert needed.family_status[2, 1] in ("variance_borrowed", "unreachable")
     assert np.isnan(needed.plan_family_attempts[[0, 1, 3]]).all()
     assert needed.plan_family_attempts[2] >= 50  # min_attempts 100 over two families
+
+
+# --- the families' mean and variance in SQL (macro fairness_families_summarised) --------
+
+
+@pytest.fixture(scope="module")
+def families_summarised_sql(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The compiled SQL of fairness_families_summarised over a relation
+    `score_counts(challenge_id, model_family, score, attempts)`."""
+    from conftest import run_dbt
+
+    work: Path = tmp_path_factory.mktemp("families_macro")
+    run = run_dbt(
+        [
+            "compile",
+            "--inline",
+            "{{ challenge_fairness.fairness_families_summarised('score_counts') }}",
+        ],
+        database=work / "compile.duckdb",
+        work_dir=work,
+    )
+    assert run.success, run.output
+    return str(run.result.result.results[0].node.compiled_code)
+
+
+family_scores = st.lists(
+    st.none() | st.sampled_from([0.1, 7.0, 30.03, 66.6, 100.0]) | integer_scores,
+    min_size=1,
+    max_size=40,
+)
+
+
+@pytest.mark.dbt
+@settings(max_examples=60, deadline=None)
+@given(
+    families=st.lists(
+        family_scores | st.builds(lambda n: [30.03] * n, st.integers(1, 40)), min_size=1, max_size=4
+    )
+)
+@example(families=[[30.03] * 15, [0.1] * 3 + [None]])
+def test_families_summarised_macro_matches_numpy(
+    families_summarised_sql: str, families: list[list[float | None]]
+) -> None:
+    """Counts, mean and sample variance (ddof=1) per family from the compressed counts, as
+    numpy computes them from the attempts; a family of one distinct score has exactly that
+    mean and a variance of exactly 0 (30.03 is not a binary fraction: from the counts its
+    mean is an ulp off, which left a variance of about 1e-29)."""
+    import duckdb
+
+    rows: dict[str, list[object]] = {
+        "challenge_id": [],
+        "model_family": [],
+        "score": [],
+        "attempts": [],
+    }
+    for index, scores in enumerate(families):
+        distinct: dict[float | None, int] = {}
+        for score in scores:
+            distinct[score] = distinct.get(score, 0) + 1
+        for score, count in distinct.items():
+            rows["challenge_id"].append("c1")
+            rows["model_family"].append(f"family_{index}")
+            rows["score"].append(score)
+            rows["attempts"].append(count)
+    score_counts = pa.table(
+        rows,
+        schema=pa.schema(
+            [
+                ("challenge_id", pa.string()),
+                ("model_family", pa.string()),
+                ("score", pa.float64()),
+                ("attempts", pa.int64()),
+            ]
+        ),
+    )
+    with duckdb.connect() as connection:
+        connection.register("score_counts", score_counts)
+        result = connection.sql(families_summarised_sql).fetchdf().set_index("model_family")
+    assert len(result) == len(families)
+    for index, scores in enumerate(families):
+        row = result.loc[f"family_{index}"]
+        scored = np.array([score for score in scores if score is not None])
+        assert row.scored_attempts == scored.size
+        assert row.unscored_attempts == len(scores) - scored.size
+        if scored.size == 0:
+            assert np.isnan(row.mean_score) and np.isnan(row.variance_score)
+            continue
+        if np.unique(scored).size == 1:
+            assert row.mean_score == scored[0]
+        else:
+            assert row.mean_score == pytest.approx(scored.mean(), rel=1e-12)
+        if scored.size == 1:
+            assert np.isnan(row.variance_score)
+        elif np.unique(scored).size == 1:
+            assert row.variance_score == 0
+        else:
+            assert row.variance_score == pytest.approx(np.var(scored, ddof=1), rel=1e-9)

@@ -3,6 +3,9 @@
     `score_counts` (rows of int_attempt_scores_counted's shape plus the partition columns):
     scored and unscored counts, mean and sample variance (ddof=1) of the scores, two-pass
     from the compressed counts. A query; partition_by = [] is the all-time grain.
+    A family with one distinct score has that score as its mean and a variance of exactly
+    0: its mean from the counts can be an ulp off a score that is not a binary fraction
+    (15 scores of 30.03), which would leave a variance of about 1e-29 instead.
     Floating sums run in score order (one row per score in a group), so two builds give
     the same bits whatever order parallel threads read the rows in.
 #}
@@ -18,7 +21,9 @@ sums as (
             as scored_attempts,
         cast(coalesce(sum(attempts) filter (where score is null), 0) as bigint)
             as unscored_attempts,
-        sum(score * attempts order by score) filter (where score is not null) as score_sum
+        sum(score * attempts order by score) filter (where score is not null) as score_sum,
+        min(score) = max(score) as is_constant,
+        min(score) as min_score
     from {{ score_counts }}
     group by {{ _partition_columns(none, p) }}challenge_id, model_family
 ),
@@ -26,7 +31,10 @@ sums as (
 means as (
     select
         *,
-        score_sum / nullif(scored_attempts, 0) as mean_score
+        case
+            when is_constant then min_score
+            else score_sum / nullif(scored_attempts, 0)
+        end as mean_score
     from sums
 ),
 
@@ -55,6 +63,7 @@ summarised as (
         means.score_sum,
         means.mean_score,
         case
+            when means.scored_attempts > 1 and means.is_constant then 0.0
             when means.scored_attempts > 1
                 then spread.sum_squared_deviations / (means.scored_attempts - 1)
         end as variance_score
