@@ -56,6 +56,21 @@ def test_tost_is_vectorised_and_nan_for_degenerate_rows() -> None:
     assert np.isnan(result.p_value[1:]).all()  # n < 2 / no variance in either arm
 
 
+def test_tost_of_constant_arms_is_nan_whatever_the_rounding_of_their_moments() -> None:
+    """Two arms of one score each are not testable even when their moments come from counts
+    as SQL computes them: 15 scores of 30.03 give a mean an ulp off 30.03 and a variance of
+    about 1e-29 instead of 0 (a finite t near 1e15 before)."""
+    n = 15.0
+    mean = 30.03 * n / n  # the sum of the counts, then the mean: 30.030000000000005
+    variance = n * (30.03 - mean) ** 2 / (n - 1)
+    assert 0 < variance < 1e-27
+    result = experiments.equivalence_test(
+        [n, n], [mean, mean], [variance, variance], [n, n], [mean, 40.0], [variance, 0.0], 5.0, 0.05
+    )
+    for field in ("p_value", "p_value_lower", "p_value_upper", "ci_low", "ci_high", "difference"):
+        assert np.isnan(getattr(result, field)).all(), field
+
+
 def test_noninferiority_test_formula() -> None:
     result = experiments.noninferiority_test([-0.05, 0.3, 0.1], [0.05, 0.1, 0.0], 0.2, 0.05)
     z = scipy_stats.norm.ppf(0.95)

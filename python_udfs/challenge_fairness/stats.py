@@ -132,6 +132,20 @@ class CohensDResult:
 ZERO_SD_ULPS = 64
 
 
+def zero_sd_resolution(*means: npt.ArrayLike) -> FloatArray:
+    """The largest standard deviation that is zero at double precision next to these means.
+
+    A mean computed from counts (as SQL does, two-pass) can be an ulp off a constant
+    group's value, which leaves a variance of that error squared: 15 scores of 30.03 give
+    an SD of 4e-15 where it is 0. An SD up to ZERO_SD_ULPS ulps of the largest |mean| is
+    such rounding, not spread.
+    """
+    largest = np.abs(np.asarray(means[0], dtype=np.float64))
+    for mean in means[1:]:
+        largest = np.fmax(largest, np.abs(np.asarray(mean, dtype=np.float64)))
+    return np.asarray(ZERO_SD_ULPS * np.spacing(largest), dtype=np.float64)
+
+
 def cohens_d(
     n_a: npt.ArrayLike,
     mean_a: npt.ArrayLike,
@@ -157,12 +171,9 @@ def cohens_d(
     with np.errstate(invalid="ignore", divide="ignore"):
         pooled_var = ((n_a - 1) * var_a + (n_b - 1) * var_b) / (n_a + n_b - 2)
         pooled_sd = np.sqrt(pooled_var)
-        # Zero at double precision: a mean computed from counts (as SQL does, two-pass) can
-        # be an ulp off a constant group's value, which leaves a variance of that error
-        # squared (15 scores of 30.03 give an SD of 4e-15, and d about 1e16 against a
-        # constant 0): no effect size, the groups are constant.
-        resolution = ZERO_SD_ULPS * np.spacing(np.fmax(np.abs(mean_a), np.abs(mean_b)))
-        zero_sd = ~group_of_one & ~bad_input & (pooled_sd <= resolution)
+        # Zero at double precision (15 scores of 30.03 against a constant 0 gave d about
+        # 1e16): no effect size, the groups are constant.
+        zero_sd = ~group_of_one & ~bad_input & (pooled_sd <= zero_sd_resolution(mean_a, mean_b))
         d = (mean_a - mean_b) / pooled_sd
 
     undefined = group_of_one | bad_input | zero_sd

@@ -31,6 +31,7 @@ import pyarrow as pa
 from scipy import stats
 
 from challenge_fairness.registry import UdfSpec
+from challenge_fairness.stats import zero_sd_resolution
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -87,7 +88,9 @@ def nested_f_test(
         return not_testable(df_numerator, df_denominator, "no cell has two or more attempts")
     rss_full = float(within_ss.sum())
     extra = max(float(np.sum(n * (mean - fitted) ** 2)), 0.0)
-    if rss_full <= 0:
+    # No variation within cells, up to the rounding of means computed from counts (a
+    # pooled mean an ulp off its cells' common constant score leaves about 1e-28).
+    if rss_full <= float(zero_sd_resolution(mean).max()) ** 2 * n.sum():
         return not_testable(df_numerator, df_denominator, "no variation within cells")
     f_statistic = (extra / df_numerator) / (rss_full / df_denominator)
     p_value = float(stats.f.sf(f_statistic, df_numerator, df_denominator))

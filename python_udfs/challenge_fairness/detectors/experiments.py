@@ -24,6 +24,7 @@ import pyarrow as pa
 from scipy import stats
 
 from challenge_fairness.registry import UdfSpec
+from challenge_fairness.stats import zero_sd_resolution
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -156,7 +157,8 @@ def equivalence_test(
 ) -> EquivalenceTest:
     """Two one-sided Welch t tests (scipy.stats.ttest_ind_from_stats) of the shifted means
     and the (1 - 2 alpha) Welch interval of mean_b - mean_a; NaN where not computable
-    (fewer than two attempts in an arm, or no variance in either)."""
+    (fewer than two attempts in an arm, or no variance in either: both arms constant, up
+    to the rounding of means computed from counts, stats.zero_sd_resolution)."""
     n_a, n_b = np.asarray(n_a, dtype=np.float64), np.asarray(n_b, dtype=np.float64)
     mean_a, mean_b = np.asarray(mean_a, dtype=np.float64), np.asarray(mean_b, dtype=np.float64)
     var_a = np.asarray(variance_a, dtype=np.float64)
@@ -165,7 +167,10 @@ def equivalence_test(
     alpha = np.asarray(alpha, dtype=np.float64)
     valid = (n_a >= 2) & (n_b >= 2) & np.isfinite(mean_a) & np.isfinite(mean_b)
     valid &= np.isfinite(var_a) & np.isfinite(var_b) & (var_a >= 0) & (var_b >= 0)
-    valid &= (var_a + var_b > 0) & np.isfinite(margin) & (margin >= 0)
+    with np.errstate(invalid="ignore"):
+        spread = np.sqrt(np.where(valid, var_a + var_b, 0.0))
+    valid &= spread > zero_sd_resolution(mean_a, mean_b)
+    valid &= np.isfinite(margin) & (margin >= 0)
     valid &= np.isfinite(alpha) & (alpha > 0) & (alpha < 0.5)
     shape = np.zeros(np.broadcast(n_a, mean_a, var_a, n_b, mean_b, var_b, margin, alpha).shape)
 
