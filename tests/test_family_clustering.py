@@ -214,6 +214,26 @@ def test_degenerate_inputs_are_not_computable_with_a_reason(cells: tuple, reason
     assert result.mean_silhouette is None and result.p_value is None
 
 
+def test_profiles_equal_up_to_the_rounding_of_their_means_are_the_same_profile() -> None:
+    """Every agent scored 30.03 on every challenge; the cell means come from counts, as SQL
+    computes them (30.03 * n / n), some an ulp off. Clustering that rounding gave a
+    silhouette and a p-value (0.15, 0.11) where no profile differs."""
+    agents = [f"a{i}" for i in range(8) for _ in range(5)]
+    families = [f"f{i % 2}" for i in range(8) for _ in range(5)]
+    challenges = [f"c{j}" for _ in range(8) for j in range(5)]
+    counts = np.random.default_rng(0).integers(3, 40, len(agents))
+    means = 30.03 * counts / counts
+    assert np.unique(means).size > 1
+    for remove_agent_level in (True, False):
+        result = family_clustering(
+            agents, families, challenges, means, 0.5, 99, seed=1,
+            remove_agent_level=remove_agent_level,
+        )  # fmt: skip
+        assert result.status == STATUS_NOT_COMPUTABLE
+        assert "same centred score profile" in result.reason
+        assert result.mean_silhouette is None and result.p_value is None
+
+
 def test_an_agent_in_two_families_is_an_error() -> None:
     with pytest.raises(ValueError, match="more than one model family"):
         family_clustering(["a", "a"], ["f", "g"], ["c1", "c2"], [1.0, 2.0], 0.5, 9, 0)

@@ -24,7 +24,7 @@ import numpy.typing as npt
 from scipy.spatial import distance
 
 from challenge_fairness.registry import UdfSpec
-from challenge_fairness.stats import STATUS_NOT_COMPUTABLE, STATUS_OK
+from challenge_fairness.stats import STATUS_NOT_COMPUTABLE, STATUS_OK, zero_sd_resolution
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -302,6 +302,10 @@ def family_clustering(
         (kept_agents.size, kept_challenges.size),
         remove_agent_level,
     )
+    # Profiles that differ only by the rounding of means computed from counts (every agent
+    # scoring 30.03 on every challenge, from different counts) are the same profile.
+    if matrix.size and np.abs(matrix).max() <= zero_sd_resolution(means[cell_kept]).max():
+        matrix = np.zeros_like(matrix)
     pcs, ratios = principal_components(matrix)
     used = int(kept_challenges.size)
     if not np.isfinite(ratios[0]):
