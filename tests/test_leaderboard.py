@@ -127,6 +127,29 @@ def test_competition_ranks_share_the_best_rank_on_ties() -> None:
     assert np.isnan(ranks[0, 3]) and ranks[0, 4] == 4.0
 
 
+def test_agents_equal_up_to_the_rounding_of_their_means_tie_and_never_move() -> None:
+    """Every agent scored 30.03 on every challenge, from different numbers of attempts: the
+    score sums are 30.03 x n, so some means are an ulp off. They tied at rank 1 only
+    partly before (ranks 1, 1, 1, 1, 6, 1 by challenge mean), and removing a challenge
+    moved agents."""
+    rng = np.random.default_rng(0)
+    attempts = rng.integers(3, 40, (6, 20)).astype(np.float64)
+    score_sums = 30.03 * attempts
+    for method in lb.METHODS:
+        scores = lb.leaderboard_scores(attempts, score_sums, np.ones(20), method)
+        assert np.unique(scores).size > 1  # the rounding is there
+        assert lb.competition_ranks(scores).tolist() == [1.0] * 6
+        resampled = lb.leaderboard_scores(
+            attempts, score_sums, lb.bootstrap_weights(20, 200, seed=1), method
+        )
+        assert (lb.competition_ranks(resampled) == 1).all()
+        assert lb.significantly_better_counts(resampled, 0.95).tolist() == [0.0] * 6
+        assert (
+            lb.significantly_better_counts(resampled + np.arange(6) * 1e-14, 0.95).tolist()
+            == [0.0] * 6
+        )
+
+
 def test_planted_bias_lifts_its_agents_beyond_chance() -> None:
     """Two weak agents get +60 on eight flagged challenges; adjusting removes it exactly."""
     cells = _platform(8, 30, seed=3, skill_step=3.0)
@@ -331,7 +354,7 @@ def _better_counts_by_column(resampled: np.ndarray, level: float) -> np.ndarray:
         if np.isfinite(resampled[:, i]).any():
             low, _ = lb.percentile_interval(resampled - resampled[:, [i]], level)
             low[i] = np.nan
-            counts[i] = float(np.sum(low > 0))
+            counts[i] = float(np.sum(np.round(low, lb.SCORE_DECIMALS) > 0))
     return counts
 
 

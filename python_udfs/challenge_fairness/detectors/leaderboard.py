@@ -46,6 +46,12 @@ FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
 METHODS = ("challenge_mean", "attempt_mean")
+# Scores (and paired score differences) equal to this many decimals are equal. An agent's
+# score is a mean of means computed from counts: one an ulp off an equal agent's (every
+# agent scoring 30.03, from different numbers of attempts) would otherwise rank below it
+# and count as a rank moved when a challenge is removed. The SQL orders by round(x, 9)
+# for the same reason.
+SCORE_DECIMALS = 9
 STATUS_NOT_RANKED = "not_ranked"
 
 
@@ -74,8 +80,9 @@ def leaderboard_scores(
 
 
 def competition_ranks(scores: npt.ArrayLike) -> FloatArray:
-    """Competition ranks along the last axis: 1 = highest, ties share the best, NaN stays NaN."""
-    x = np.asarray(scores, dtype=np.float64)
+    """Competition ranks along the last axis: 1 = highest, ties (to SCORE_DECIMALS) share
+    the best, NaN stays NaN."""
+    x = np.round(np.asarray(scores, dtype=np.float64), SCORE_DECIMALS)
     ranks = stats.rankdata(-x, method="min", axis=-1, nan_policy="omit")
     return np.asarray(ranks, dtype=np.float64)
 
@@ -112,7 +119,8 @@ def percentile_interval(samples: npt.ArrayLike, level: float) -> tuple[FloatArra
 
 def significantly_better_counts(resampled_scores: npt.ArrayLike, level: float) -> FloatArray:
     """Per agent, the number of other agents whose paired bootstrap score difference
-    (theirs minus its) has a percentile interval entirely above 0; NaN for an agent
+    (theirs minus its) has a percentile interval entirely above 0 (to SCORE_DECIMALS);
+    NaN for an agent
     without a score in any resample.
 
     Only the intervals' lower ends matter. Where both agents have a score in every
@@ -142,7 +150,7 @@ def significantly_better_counts(resampled_scores: npt.ArrayLike, level: float) -
         if not exact.all():
             low[~exact], _ = percentile_interval(differences[~exact].T, level)
         low[i] = np.nan
-        counts[i] = float(np.sum(low > 0))
+        counts[i] = float(np.sum(np.round(low, SCORE_DECIMALS) > 0))
     return counts
 
 
