@@ -10,8 +10,10 @@ import pandas as pd
 import pytest
 from challenge_fairness import gate
 
-THRESHOLDS = {"family_deviation_threshold": 10.0}
+THRESHOLDS = {"family_deviation_threshold": 10.0, "api_memorization_slope_threshold": 2.0}
 SUITE = "family_deviation_within_threshold"
+# a suite with a row condition and a threshold parameter in its expectation
+PARAMETER_SUITE = "api_memorization_within_threshold"
 
 
 def deviations(order: list[int] | None = None) -> pd.DataFrame:
@@ -23,7 +25,24 @@ def deviations(order: list[int] | None = None) -> pd.DataFrame:
             "is_eligible": [True, True, True, False],
         }
     )
+    # as the mart decides it: eligible and |deviation| (to 9 decimals) beyond the threshold
+    frame["is_flagged"] = frame.is_eligible & (frame.deviation.abs().round(9) > 10.0)
     return frame.iloc[order] if order else frame
+
+
+def api_slopes() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "api_name": ["pandas.read_csv", "numpy.einsum"],
+            "slope_difference": [3.5, 0.5],
+            "ci_low": [1.0, -1.0],
+            "ci_high": [6.0, 2.0],
+            "interval_level": [0.95, 0.95],
+            "q_value": [0.01, 0.4],
+            "tested_challenges": [12, 9],
+            "is_significant": [True, False],
+        }
+    )
 
 
 @pytest.fixture
@@ -66,7 +85,7 @@ def test_findings_name_subject_family_value_threshold_and_are_sorted() -> None:
 
 
 def test_passing_suite_has_no_findings() -> None:
-    fair = deviations().assign(deviation=[1.0, 2.0, 3.0, 4.0])
+    fair = deviations().assign(deviation=[1.0, 2.0, 3.0, 4.0], is_flagged=False)
     (row,) = gate.validate_suite(SUITE, fair, THRESHOLDS, "error")
     assert row["status"] == "passed" and row["success"] and row["findings"] == "[]"
 
@@ -112,17 +131,27 @@ def test_missing_column_is_an_error_not_a_failed_expectation(suites_dir: Path) -
 
 def test_missing_condition_column_is_an_error() -> None:
     (row,) = gate.validate_suite(
-        SUITE, deviations().drop(columns=["is_eligible"]), THRESHOLDS, "warn"
+        PARAMETER_SUITE, api_slopes().drop(columns=["is_significant"]), THRESHOLDS, "warn"
     )
-    assert row["status"] == "error" and "is_eligible" in row["failure_message"]
+    assert row["status"] == "error" and "is_significant" in row["failure_message"]
     # The process-wide GX context forgot the failed run: the same suite runs again.
-    (again,) = gate.validate_suite(SUITE, deviations(), THRESHOLDS, "warn")
+    (again,) = gate.validate_suite(PARAMETER_SUITE, api_slopes(), THRESHOLDS, "warn")
     assert again["status"] == "failed"
+    assert [f["subject"] for f in json.loads(again["findings"])] == ["api:pandas.read_csv"]
+
+
+def test_a_deviation_equal_to_the_threshold_passes_as_the_mart_decides() -> None:
+    """The suite reads the mart's decision (is_flagged, to 9 decimals): a deviation of 10
+    computed as 10.000000000000004 is within the threshold of 10, as the mart says."""
+    frame = deviations().assign(deviation=[10.000000000000004, -9.999999999999993, 1.0, 30.0])
+    frame["is_flagged"] = frame.is_eligible & (frame.deviation.abs().round(9) > 10.0)
+    (row,) = gate.validate_suite(SUITE, frame, THRESHOLDS, "error")
+    assert row["status"] == "passed", row["failure_message"]
 
 
 def test_bad_parameter_is_an_error(suites_dir: Path) -> None:
-    edit_suite(suites_dir, SUITE, {"max_value": {"$PARAMETER": "no_such_threshold"}})
-    (row,) = gate.validate_suite(SUITE, deviations(), THRESHOLDS, "warn")
+    edit_suite(suites_dir, PARAMETER_SUITE, {"max_value": {"$PARAMETER": "no_such_threshold"}})
+    (row,) = gate.validate_suite(PARAMETER_SUITE, api_slopes(), THRESHOLDS, "warn")
     assert row["status"] == "error", row
     assert "no_such_threshold" in row["failure_message"]
 

@@ -56,13 +56,14 @@ joined as (
 flagged as (
     select
         *,
+        {#- to 9 decimals, as the raw deviation (int_family_deviations_measured) #}
         case
-            when adjusted_deviation > 0 then 'advantage'
-            when adjusted_deviation < 0 then 'disadvantage'
-            when adjusted_deviation = 0 then 'none'
+            when round(adjusted_deviation, 9) > 0 then 'advantage'
+            when round(adjusted_deviation, 9) < 0 then 'disadvantage'
+            when round(adjusted_deviation, 9) = 0 then 'none'
         end as direction,
         coalesce(is_significant, false)
-            and abs(adjusted_deviation) > {{ threshold }} as is_flagged,
+            and round(abs(adjusted_deviation), 9) > {{ threshold }} as is_flagged,
         ci_low > -{{ threshold }}
             and ci_high < {{ threshold }} as is_within_threshold
     from joined

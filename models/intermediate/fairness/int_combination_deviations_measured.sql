@@ -48,14 +48,17 @@ compared as (
     )
 ),
 
+{#- Decided and ranked on the deviation to 9 decimals: two combinations symmetric about
+    the template mean tie, and an ulp of a float sum never pushes a deviation equal to the
+    threshold over it. #}
 ranked as (
     select
         *,
         mean_score - template_mean as deviation,
-        abs(mean_score - template_mean) > {{ var('combination_deviation_threshold') }}
+        round(abs(mean_score - template_mean), 9) > {{ var('combination_deviation_threshold') }}
             as is_flagged,
         rank() over (
-            partition by template_id order by abs(mean_score - template_mean) desc
+            partition by template_id order by round(abs(mean_score - template_mean), 9) desc
         ) as difficulty_rank
     from compared
 )

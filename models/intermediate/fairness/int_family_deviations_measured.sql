@@ -35,17 +35,20 @@ deviations as (
         on scored_families.challenge_id = challenge_totals.challenge_id
 ),
 
+{#- Decided on the deviation to 9 decimals: means computed from counts can be an ulp off
+    (every family scoring 30.03 from different counts), and that rounding must not give a
+    direction, nor push a deviation equal to the threshold over it. #}
 flagged as (
     select
         *,
         case
-            when deviation > 0 then 'advantage'
-            when deviation < 0 then 'disadvantage'
+            when round(deviation, 9) > 0 then 'advantage'
+            when round(deviation, 9) < 0 then 'disadvantage'
             else 'none'
         end as direction,
         challenge_attempts >= {{ var('min_attempts') }} as is_eligible,
         challenge_attempts >= {{ var('min_attempts') }}
-        and abs(deviation) > {{ var('family_deviation_threshold') }} as is_flagged
+        and round(abs(deviation), 9) > {{ var('family_deviation_threshold') }} as is_flagged
     from deviations
 )
 

@@ -53,12 +53,16 @@ labelled as (
         corrected_effect.hedges_g,
         corrected_effect.ci_low as hedges_g_ci_low,
         corrected_effect.ci_high as hedges_g_ci_high,
+        {#- Classed on |d| to 9 decimals: a d of exactly 0.5 or 0.8 computed an ulp below
+            or above (a square root of a pooled variance) keeps its class. #}
         case
-            when abs(effect.cohens_d) < 0.5 then 'small'
-            when abs(effect.cohens_d) <= 0.8 then 'medium'
-            when abs(effect.cohens_d) > 0.8 then 'large'
+            when round(abs(effect.cohens_d), 9) < 0.5 then 'small'
+            when round(abs(effect.cohens_d), 9) <= 0.8 then 'medium'
+            when round(abs(effect.cohens_d), 9) > 0.8 then 'large'
         end as magnitude,
-        coalesce(abs(effect.cohens_d) > {{ var('effect_size_threshold') }}, false) as is_flagged,
+        coalesce(
+            round(abs(effect.cohens_d), 9) > {{ var('effect_size_threshold') }}, false
+        ) as is_flagged,
         case when effect.status = 'ok' then 'computed' else 'not_computable' end as status,
         effect.reason
     from corrected

@@ -1,0 +1,214 @@
+"""Decisions on a mean difference are made to 9 decimals: the compiled models, on fixture
+tables in place of their inputs.
+
+Means computed from counts can be an ulp off: every family scoring 30.03 from different
+numbers of attempts has a challenge mean an ulp away from 30.03, a deviation of exactly
+the threshold computes an ulp above or below it, and a Cohen's d of exactly 0.5 an ulp
+above. Such rounding must not give a direction, flag a row, change an effect's class or
+break a tie of ranks. Each case below was decided by the rounding before (direction
+'advantage', flagged, 'large' or 'small', ranks 1 and 2) and the test checks that the
+rounding is there, so that it can fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+from challenge_fairness.plugin import Plugin
+from conftest import run_dbt
+
+pytestmark = pytest.mark.dbt
+
+MODELS = (
+    "int_family_deviations_measured",
+    "int_combination_deviations_measured",
+    "int_family_effect_sizes_measured",
+)
+
+Runner = Callable[[str, pd.DataFrame, pd.DataFrame | None], pd.DataFrame]
+
+
+@pytest.fixture(scope="module")
+def run_model(tmp_path_factory: pytest.TempPathFactory) -> Runner:
+    """Run a model's compiled SQL on fixture tables: the families' summaries (the shape of
+    int_challenge_families_summarised, 'all' window) and the challenges."""
+    work: Path = tmp_path_factory.mktemp("threshold_decisions")
+    run = run_dbt(["compile", "--select", *MODELS], database=work / "fixture.duckdb", work_dir=work)
+    assert run.success, run.output
+    compiled = {
+        result.node.name: str(result.node.compiled_code) for result in run.result.result.results
+    }
+
+    def run_sql(
+        model: str, families: pd.DataFrame, challenges: pd.DataFrame | None
+    ) -> pd.DataFrame:
+        with duckdb.connect() as connection:
+            Plugin(name="challenge_fairness", plugin_config={}).configure_connection(connection)
+            connection.execute("attach ':memory:' as fixture")
+            for schema in ("intermediate", "staging"):
+                connection.execute(f"create schema fixture.{schema}")
+            summaries = families.assign(
+                verdict_window="all",
+                unscored_attempts=0,
+                score_sum=families.mean_score * families.scored_attempts,
+            )
+            connection.register("summaries", summaries)
+            connection.execute(
+                "create table fixture.intermediate.int_challenge_families_summarised as "
+                "select * from summaries"
+            )
+            if challenges is not None:
+                connection.register("challenge_rows", challenges)
+                connection.execute(
+                    "create table fixture.staging.stg_platform__challenges as "
+                    "select * from challenge_rows"
+                )
+            return connection.sql(compiled[model]).fetchdf()
+
+    return run_sql
+
+
+def families(rows: list[tuple[str, str, int, float, float]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        rows,
+        columns=["challenge_id", "model_family", "scored_attempts", "mean_score", "variance_score"],
+    )
+
+
+def test_a_deviation_of_rounding_has_no_direction(run_model: Runner) -> None:
+    """Every family scored 30.03 (its mean exactly 30.03), from 15, 7 and 11 attempts."""
+    result = run_model(
+        "int_family_deviations_measured",
+        families(
+            [
+                ("c1", "f1", 15, 30.03, 0.0),
+                ("c1", "f2", 7, 30.03, 0.0),
+                ("c1", "f3", 111, 30.03, 0.0),
+            ]
+        ),  # fmt: skip
+        None,
+    )
+    assert (result.deviation != 0).any()  # the rounding is there
+    assert (result.direction == "none").all()
+    assert not result.is_flagged.any()
+
+
+def test_a_deviation_equal_to_the_threshold_is_not_flagged(run_model: Runner) -> None:
+    """101 attempts at 50.01 and 101 at 30.01: each family deviates by 10 points, the
+    threshold (the comparison is strict), computed as 9.999999999999993 and
+    -10.000000000000004."""
+    result = run_model(
+        "int_family_deviations_measured",
+        families([("c1", "f1", 101, 50.01, 1.0), ("c1", "f2", 101, 30.01, 1.0)]),
+        None,
+    )
+    assert (result.deviation.abs() != 10).any()  # the rounding is there
+    assert (result.deviation.abs().round(9) == 10).all()
+    assert result.is_eligible.all() and not result.is_flagged.any()
+    assert sorted(result.direction) == ["advantage", "disadvantage"]
+
+
+def test_combinations_symmetric_about_their_template_tie(run_model: Runner) -> None:
+    """Two combinations 20 points above and below their template's mean (the threshold):
+    both rank first, neither is flagged."""
+    challenges = pd.DataFrame(
+        {
+            "challenge_id": ["c1", "c2"],
+            "template_id": ["t1", "t1"],
+            "variable_combination": ["k1", "k2"],
+            "has_variables": [True, True],
+        }
+    )
+    result = run_model(
+        "int_combination_deviations_measured",
+        families([("c1", "f1", 30, 70.01, 1.0), ("c2", "f1", 30, 30.01, 1.0)]),
+        challenges,
+    )
+    assert result.deviation.abs().nunique() == 2  # the rounding is there
+    assert result.difficulty_rank.tolist() == [1, 1]
+    assert not result.is_flagged.any()
+
+
+@pytest.mark.parametrize(
+    ("mean_a", "mean_b", "sd", "magnitude", "is_flagged"),
+    [
+        # |d| = 0.5 (the flag's threshold, strict): computed 0.5000000000000009 and
+        # 0.4999999999999991, flagged and 'small' before
+        (30.02, 32.02, 4.0, "medium", False),
+        (30.01, 32.01, 4.0, "medium", False),
+        # |d| = 0.8, the largest medium: computed 0.8000000000000007, 'large' before
+        (30.0, 31.6, 2.0, "medium", True),
+    ],
+)
+def test_an_effect_size_on_a_class_boundary_keeps_its_class(
+    run_model: Runner, mean_a: float, mean_b: float, sd: float, magnitude: str, is_flagged: bool
+) -> None:
+    result = run_model(
+        "int_family_effect_sizes_measured",
+        families([("c1", "f1", 20, mean_a, sd**2), ("c1", "f2", 20, mean_b, sd**2)]),
+        None,
+    )
+    (row,) = result.itertuples()
+    assert row.cohens_d != round(row.cohens_d, 9)  # the rounding is there
+    assert row.magnitude == magnitude
+    assert row.is_flagged == is_flagged
+
+
+def test_the_verdicts_direction_and_flag_ignore_rounding(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The ability-adjusted verdict (macro fairness_family_effects_flagged): an effect of
+    rounding has no direction, a significant effect equal to the threshold is not flagged,
+    one beyond it is."""
+    work: Path = tmp_path_factory.mktemp("verdict_decisions")
+    run = run_dbt(
+        [
+            "compile",
+            "--inline",
+            "{{ challenge_fairness.fairness_family_effects_flagged("
+            "'family_summaries', 'cells', 'abilities', 'effects', 'challenges_tested') }}",
+        ],
+        database=work / "fixture.duckdb",
+        work_dir=work,
+    )
+    assert run.success, run.output
+    sql = str(run.result.result.results[0].node.compiled_code)
+    keys = {"challenge_id": ["c1"] * 3, "model_family": ["f1", "f2", "f3"]}
+    tables = {
+        "family_summaries": pd.DataFrame(
+            {**keys, "scored_attempts": [50, 50, 50], "mean_score": [40.0, 50.0, 52.0]}
+        ),
+        "cells": pd.DataFrame({**keys, "trimmed_mean": [40.0, 50.0, 52.0]}),
+        "abilities": pd.DataFrame({**keys, "ability": [0.0, 0.0, 0.0]}),
+        "effects": pd.DataFrame(
+            {
+                **keys,
+                "adjusted_deviation": [3.5e-15, 10.000000000000004, 12.0],
+                "standard_error": [1.0] * 3,
+                "degrees_of_freedom": [40.0] * 3,
+                "ci_low": [-2.0, 8.0, 10.0],
+                "ci_high": [2.0, 12.0, 14.0],
+                "t_statistic": [0.0, 10.0, 12.0],
+                "p_value": [1.0, 1e-6, 1e-7],
+                "p_value_sidak": [1.0, 1e-6, 1e-7],
+            }
+        ),
+        "challenges_tested": pd.DataFrame(
+            {
+                "challenge_id": ["c1"],
+                "eligibility": ["tested"],
+                "is_selected": [True],
+                "selection_p_cutoff": [0.01],
+            }
+        ),
+    }
+    with duckdb.connect() as connection:
+        for name, frame in tables.items():
+            connection.register(name, frame)
+        result = connection.sql(sql).fetchdf().set_index("model_family")
+    assert result.direction.to_dict() == {"f1": "none", "f2": "advantage", "f3": "advantage"}
+    assert result.is_flagged.to_dict() == {"f1": False, "f2": False, "f3": True}
