@@ -131,6 +131,13 @@ def test_a_planted_slope_is_recovered_within_its_interval() -> None:
         ([0.0, 1.0, 2.0], [1.0, 3.0, 5.0], [5.0, 2.0, 1.0], "exactly on a line"),
         ([0.0, 1.0, np.nan, 2.0], [1.0, 2.0, 5.0, np.nan], [1, 1, 1, 1], "two models only"),
         ([0.0, 1.0, 2.0], [1.0, 2.0, 9.0], [1.0, 0.0, 1.0], "two models only"),
+        # residuals of means from counts where every model scored 30.03: rounding only
+        (
+            [-1.0, 0.0, 0.5, 1.5],
+            [3.5e-15, -3.5e-15, 0.0, 7.1e-15],
+            [90.0, 120.0, 60.0, 75.0],
+            "exactly on a line",
+        ),
     ],
 )
 def test_degenerate_lines_are_not_computable_with_a_reason(

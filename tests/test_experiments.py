@@ -169,6 +169,17 @@ def test_variance_reduction_degenerate(
     assert reason in (result.reason or "")
 
 
+def test_variance_reduction_of_constant_families_is_not_computable() -> None:
+    """Every family of both arms scored 30.03, from 15, 7 and 11 attempts: the family means
+    are an ulp apart, which gave a reduction of 1 - 0 / 1e-30 = 1 (a 'pass')."""
+    result = experiments.variance_reduction(
+        [0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2], [30.03] * 6, [15, 7, 11, 15, 7, 11],
+        n_resamples=100, alpha=0.05, seed=1,
+    )  # fmt: skip
+    assert result.status == "not_computable" and result.reduction is None
+    assert "arm A are identical" in (result.reason or "")
+
+
 def test_udfs_on_duckdb_match_the_pure_functions() -> None:
     connection = duckdb.connect()
     Plugin(name="challenge_fairness", plugin_config={}).configure_connection(connection)

@@ -7,7 +7,8 @@ the threshold computes an ulp above or below it, and a Cohen's d of exactly 0.5 
 above. Such rounding must not give a direction, flag a row, change an effect's class or
 break a tie of ranks. Each case below was decided by the rounding before (direction
 'advantage', flagged, 'large' or 'small', ranks 1 and 2) and the test checks that the
-rounding is there, so that it can fail.
+rounding is there, so that it can fail. The last test builds a whole platform where every
+attempt scored 30.03: no statistic may be computed from the rounding alone.
 """
 
 from __future__ import annotations
@@ -212,3 +213,44 @@ def test_the_verdicts_direction_and_flag_ignore_rounding(
         result = connection.sql(sql).fetchdf().set_index("model_family")
     assert result.direction.to_dict() == {"f1": "none", "f2": "advantage", "f3": "advantage"}
     assert result.is_flagged.to_dict() == {"f1": False, "f2": False, "f3": True}
+
+
+def test_a_platform_where_every_attempt_scored_30_03_flags_and_estimates_nothing(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Every scored attempt of a generated platform scored 30.03 (not a binary fraction):
+    its means from counts are ulps apart. Nothing is flagged, no effect has a direction, and
+    every statistic that needs variation is NULL, not a number computed from the rounding
+    (before: an API-memorisation t of 1.0, an A/B variance reduction of 1 that passed, a
+    family clustering silhouette, leaderboard ranks 1 to 6 among equal agents). The gate's
+    input check stops the run: no challenge can be tested."""
+    from hardening_platforms import build_platform, small_platform
+
+    tables = small_platform(7, n_attempts=3_000, families=3)
+    for row in tables["attempts"]:
+        if row["score"] is not None:
+            row["score"] = 30.03
+    built = build_platform(tables, tmp_path_factory.mktemp("constant"), select=["fqn:*"])
+    failed = [
+        result.node.unique_id.split(".")[2]
+        for result in built["run"].result.result.results
+        if str(result.status) not in ("success", "pass", "no-op")
+    ]
+    assert failed == ["fairness_gate_input_usable"], built["run"].output
+    assert "no challenge could be tested" in built["run"].output
+    marts = {name: frame for name, frame in built["tables"].items() if name.startswith("main.")}
+    for name, frame in marts.items():
+        for column in frame.columns:
+            if column.startswith("is_flagged") or column == "is_significant":
+                assert not frame[column].fillna(False).astype(bool).any(), (name, column)
+            if column == "direction":
+                assert set(frame[column].dropna()) <= {"none"}, name
+    assert marts["main.fct_family_effect_sizes"].cohens_d.isna().all()
+    assert marts["main.fct_api_memorization"].t_statistic.isna().all()
+    assert marts["main.fct_experiment_results"].variance_reduction.isna().all()
+    assert marts["main.fct_family_clustering"].mean_silhouette.isna().all()
+    assert set(marts["main.fct_leaderboard"]["rank"]) == {1}
+    assert set(marts["main.fct_challenge_verdicts"].verdict) <= {
+        "not_testable",
+        "insufficient_evidence",
+    }
