@@ -232,7 +232,12 @@ VERDICT_SELECTION = [
 ]
 
 
-def build_platform(tables: Rows, work: Path, select: list[str] | None = None) -> dict[str, Any]:
+def build_platform(
+    tables: Rows,
+    work: Path,
+    select: list[str] | None = None,
+    dbt_vars: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Build `tables` with dbt into `<work>/platform.duckdb` and read every table of it.
 
     The raw folder, database path and target folder are the same on every call, so dbt's
@@ -255,7 +260,12 @@ def build_platform(tables: Rows, work: Path, select: list[str] | None = None) ->
     if "--exclude" not in command:
         command += ["--exclude", "fct_fairness_gate_results"]
     command += ["--indirect-selection", "cautious"]
-    run = run_dbt(command, database=database, work_dir=work, dbt_vars={"raw_parquet_dir": str(raw)})
+    run = run_dbt(
+        command,
+        database=database,
+        work_dir=work,
+        dbt_vars={"raw_parquet_dir": str(raw), **(dbt_vars or {})},
+    )
     read: dict[str, Any] = {}
     non_finite: dict[str, int] = {}
     if database.exists():

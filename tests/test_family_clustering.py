@@ -6,6 +6,7 @@ family not testable)."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -139,6 +140,30 @@ def test_centred_matrix_fills_missing_cells_with_the_average() -> None:
     np.testing.assert_allclose(levelled, [[7.5, -7.5], [-7.5, 7.5], [0.0, 0.0]])
 
 
+def test_agent_levels_and_difficulties_leave_nothing_where_agents_skipped_challenges() -> None:
+    """Scores = agent level + challenge difficulty, exactly, with a quarter of the cells
+    missing: the least-squares centring leaves no profile. One pass of challenge then
+    agent means left about 1 point where agents skipped challenges (the challenge means
+    carried the levels of the agents that attempted them), enough for a perfect family
+    clustering of a pure skill gap."""
+    rng = np.random.default_rng(4)
+    levels = np.repeat([0.0, 10.0, 20.0], 4)  # three families of four agents
+    difficulty = rng.uniform(20, 60, 15)
+    keep = rng.random((12, 15)) > 0.25
+    agents, challenges = np.nonzero(keep)
+    scores = levels[agents] + difficulty[challenges]
+    matrix, observed = centred_score_matrix(agents, challenges, scores, (12, 15), True)
+    assert np.abs(matrix[observed]).max() < 1e-9
+    kept, _ = centred_score_matrix(agents, challenges, scores, (12, 15), False)
+    assert np.abs(kept[observed]).max() > 5  # without removing levels, the gap stays
+    result = family_clustering(
+        [f"a{a}" for a in agents], [f"f{a // 4}" for a in agents], [f"c{c}" for c in challenges],
+        scores, 0.5, 99, seed=0,
+    )  # fmt: skip
+    assert result.status == STATUS_NOT_COMPUTABLE
+    assert "same centred score profile" in result.reason
+
+
 def profiles(
     rng: np.random.Generator, families: int, agents_per_family: int, challenges: int, sd: float
 ) -> tuple[list[str], list[str], list[str], np.ndarray]:
@@ -264,6 +289,42 @@ def test_planted_family_profiles_are_flagged_and_mapped() -> None:
     centroids = agents.groupby("model_family")[["pc1", "pc2"]].mean()
     spread = agents.groupby("model_family")[["pc1", "pc2"]].std().mean().mean()
     assert distance.pdist(centroids.to_numpy()).mean() > spread
+
+
+@pytest.mark.dbt
+@pytest.mark.parametrize("remove_agent_level", [True, False])
+def test_a_skill_gap_alone_is_a_profile_only_when_levels_are_kept(
+    tmp_path: Path, remove_agent_level: bool
+) -> None:
+    """Families differ only in level: every attempt of a family scores 30.03, 40.1 or
+    50.17. With agent levels removed (the default) no agent has a profile; kept, the gap
+    clusters the families perfectly. The var never reached the Python model before (dbt
+    passes only the config keys its parser finds, and it missed this one inside a
+    comparison): every build kept the levels, and this platform was flagged."""
+    from hardening_platforms import build_platform, small_platform
+
+    tables = small_platform(7, n_attempts=3_000, families=3)
+    family_of_model = {m["model_id"]: m["model_family"] for m in tables["models"]}
+    family = {a["agent_id"]: family_of_model[a["model_id"]] for a in tables["agents"]}
+    level = {"claude": 30.03, "gemini": 40.1, "gpt": 50.17}
+    for row in tables["attempts"]:
+        if row["score"] is not None:
+            row["score"] = level[family[row["agent_id"]]]
+    build = build_platform(
+        tables,
+        tmp_path,
+        select=["+fct_family_clustering"],
+        dbt_vars={"clustering_remove_agent_level": remove_agent_level},
+    )
+    assert build["run"].success, build["run"].output
+    (platform,) = build["tables"]["main.fct_family_clustering"].to_dict("records")
+    if remove_agent_level:
+        assert platform["status"] == "not_testable"  # the mart's word for not computable
+        assert "same centred score profile" in platform["reason"]
+        assert not platform["is_flagged"]
+    else:
+        assert platform["status"] == "tested" and platform["is_flagged"]
+        assert platform["mean_silhouette"] > 0.9
 
 
 @pytest.mark.dbt

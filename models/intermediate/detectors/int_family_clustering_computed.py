@@ -35,6 +35,12 @@ def model(dbt, session):
 
     from challenge_fairness.detectors.family_clustering import family_clustering
 
+    # Read as statements of their own: dbt passes a Python model only the config keys its
+    # parser finds in dbt.config.get calls, and it does not look inside a comparison (this
+    # key, read inside `... in (...)`, was never passed: agent levels were kept).
+    remove_agent_level = dbt.config.get("clustering_remove_agent_level")
+    if remove_agent_level is None:
+        raise RuntimeError("var clustering_remove_agent_level did not reach the model's config")
     cells = dbt.ref("int_agent_challenge_scores_summarised").df()
     result = family_clustering(
         cells["agent_id"].astype(str).to_numpy(),
@@ -44,8 +50,7 @@ def model(dbt, session):
         min_challenge_share=float(dbt.config.get("clustering_min_challenge_share")),
         permutations=int(dbt.config.get("clustering_permutations")),
         seed=int(dbt.config.get("clustering_seed")),
-        remove_agent_level=str(dbt.config.get("clustering_remove_agent_level")).lower()
-        in ("true", "1", "yes"),
+        remove_agent_level=str(remove_agent_level).lower() in ("true", "1", "yes"),
     )
     agents = cells.groupby("agent_id", as_index=False).agg(
         model_id=("model_id", "first"), scored_attempts=("scored_attempts", "sum")

@@ -3,9 +3,11 @@
 Each agent is a vector of its mean scores on the challenges, centred per challenge (the
 challenge's difficulty removed: mean over the agents that attempted it) and, by default,
 per agent (its overall level removed: genuine skill shifts every challenge alike and is
-not a profile). A cell the agent never attempted is 0 after centring, i.e. "as the
-average agent"; agents that attempted fewer than a minimum share of the challenges are
-left out, so imputed cells stay a minority of every vector.
+not a profile); both are then removed by least squares, alternating until no mean is left,
+so that where agents attempted different challenges a family's skill does not stay in the
+challenge means and come back as a profile. A cell the agent never attempted is 0 after
+centring, i.e. "as the average agent"; agents that attempted fewer than a minimum share of
+the challenges are left out, so imputed cells stay a minority of every vector.
 
 Separation by family is the mean silhouette (Rousseeuw 1987) of the family labels on
 Euclidean distances (scipy.spatial.distance), with a permutation p-value (labels shuffled,
@@ -112,6 +114,10 @@ def principal_components(
     return scores, ratios
 
 
+# The alternating centring's sweeps at most (see centred_score_matrix).
+MAX_CENTRING_SWEEPS = 1_000
+
+
 def centred_score_matrix(
     agent_codes: npt.ArrayLike,
     challenge_codes: npt.ArrayLike,
@@ -121,22 +127,42 @@ def centred_score_matrix(
 ) -> tuple[FloatArray, BoolArray]:
     """Agent x challenge matrix centred per challenge (and per agent), missing cells 0.
 
-    Returns (matrix, observed mask). Challenge means are over the agents observed on the
-    challenge; agent means over the agent's observed (challenge-centred) cells.
+    Returns (matrix, observed mask). Without agent levels: each challenge's mean over the
+    agents observed on it is removed. With them: challenge and agent means are removed in
+    turn until neither is left (backfitting), i.e. the residuals of the least-squares
+    additive fit (agent level + challenge difficulty) on the observed cells. One pass of
+    each is that fit only when every agent attempted every challenge: where agents
+    attempted different challenges, the challenge means of one pass still carry the
+    levels of the agents that attempted them, so a skill gap between families (genuine,
+    not a profile) would leave a family pattern in the residuals.
     """
     values = np.full(shape, np.nan)
     values[np.asarray(agent_codes), np.asarray(challenge_codes)] = np.asarray(
         mean_scores, dtype=np.float64
     )
     observed = ~np.isnan(values)
-    filled = np.where(observed, values, 0.0)
-    per_challenge = observed.sum(axis=0)
-    challenge_means = filled.sum(axis=0) / np.maximum(per_challenge, 1)
-    centred = np.where(observed, values - challenge_means[None, :], 0.0)
-    if remove_agent_level:
-        per_agent = observed.sum(axis=1)
-        agent_means = centred.sum(axis=1) / np.maximum(per_agent, 1)
+    centred = np.where(observed, values, 0.0)
+    per_challenge = np.maximum(observed.sum(axis=0), 1)
+    per_agent = np.maximum(observed.sum(axis=1), 1)
+    # Converged when the means left are rounding: a few ulps of the scores.
+    tolerance = 8 * np.spacing(float(np.abs(centred).max(initial=0.0)))
+    left = np.inf
+    for _ in range(MAX_CENTRING_SWEEPS):
+        challenge_means = centred.sum(axis=0) / per_challenge
+        centred = np.where(observed, centred - challenge_means[None, :], 0.0)
+        if not remove_agent_level:
+            break
+        agent_means = centred.sum(axis=1) / per_agent
         centred = np.where(observed, centred - agent_means[:, None], 0.0)
+        previous, left = (
+            left,
+            max(
+                float(np.abs(challenge_means).max(initial=0.0)),
+                float(np.abs(agent_means).max(initial=0.0)),
+            ),
+        )
+        if left <= tolerance or left >= previous:  # converged, or rounding stalls it
+            break
     return centred, observed
 
 
