@@ -120,8 +120,7 @@ def percentile_interval(samples: npt.ArrayLike, level: float) -> tuple[FloatArra
 def significantly_better_counts(resampled_scores: npt.ArrayLike, level: float) -> FloatArray:
     """Per agent, the number of other agents whose paired bootstrap score difference
     (theirs minus its) has a percentile interval entirely above 0 (to SCORE_DECIMALS);
-    NaN for an agent
-    without a score in any resample.
+    NaN for an agent without a score in any resample.
 
     Only the intervals' lower ends matter. Where both agents have a score in every
     resample, that end is the order statistic numpy's quantile (method 'lower') takes,
