@@ -72,6 +72,16 @@ def run_dbt(
     return DbtRun(success=result.success, messages=messages, result=result)
 
 
+def compile_inline(template: str, work_dir: Path) -> str:
+    """The SQL dbt compiles from an inline template (a macro called on relation names the
+    test then registers), with a throwaway database and target in `work_dir`."""
+    run = run_dbt(
+        ["compile", "--inline", template], database=work_dir / "compile.duckdb", work_dir=work_dir
+    )
+    assert run.success, run.output
+    return str(run.result.result.results[0].node.compiled_code)
+
+
 def _release_duckdb() -> None:
     """Close the DuckDB instance dbt-duckdb keeps per process, so the file can be reopened."""
     from dbt.adapters.duckdb.connections import DuckDBConnectionManager

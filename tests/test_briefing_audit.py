@@ -25,7 +25,7 @@ import pytest
 from challenge_fairness.demo import PlatformSpec, generate_platform
 from challenge_fairness.detectors.briefing_text import span_explained
 from challenge_fairness.gate import validate_suite
-from conftest import REPO_ROOT, read_table, run_dbt
+from conftest import REPO_ROOT, compile_inline, read_table, run_dbt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -533,18 +533,10 @@ def test_a_run_scans_only_new_changed_or_differently_scanned_briefings(tmp_path:
 @pytest.fixture(scope="module")
 def match_rows_sql(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The compiled SQL of regex_match_rows over a relation `cases(case_id, text, pattern)`."""
-    work = tmp_path_factory.mktemp("regex_macro")
-    run = run_dbt(
-        [
-            "compile",
-            "--inline",
-            "{{ regex_match_rows('cases', ['case_id'], 'text', 'pattern') }}",
-        ],
-        database=work / "compile.duckdb",
-        work_dir=work,
+    return compile_inline(
+        "{{ regex_match_rows('cases', ['case_id'], 'text', 'pattern') }}",
+        tmp_path_factory.mktemp("regex_macro"),
     )
-    assert run.success, run.output
-    return str(run.result.result.results[0].node.compiled_code)
 
 
 TOKENS = ("ab", "a", "é", "漢字", "12", "😀", "e\u0301")

@@ -25,9 +25,14 @@ def deviations(order: list[int] | None = None) -> pd.DataFrame:
             "is_eligible": [True, True, True, False],
         }
     )
-    # as the mart decides it: eligible and |deviation| (to 9 decimals) beyond the threshold
-    frame["is_flagged"] = frame.is_eligible & (frame.deviation.abs().round(9) > 10.0)
+    frame = flagged(frame)
     return frame.iloc[order] if order else frame
+
+
+def flagged(frame: pd.DataFrame) -> pd.DataFrame:
+    """is_flagged as the mart decides it: eligible and |deviation| (to 9 decimals) beyond
+    the threshold."""
+    return frame.assign(is_flagged=frame.is_eligible & (frame.deviation.abs().round(9) > 10.0))
 
 
 def api_slopes() -> pd.DataFrame:
@@ -143,8 +148,9 @@ def test_missing_condition_column_is_an_error() -> None:
 def test_a_deviation_equal_to_the_threshold_passes_as_the_mart_decides() -> None:
     """The suite reads the mart's decision (is_flagged, to 9 decimals): a deviation of 10
     computed as 10.000000000000004 is within the threshold of 10, as the mart says."""
-    frame = deviations().assign(deviation=[10.000000000000004, -9.999999999999993, 1.0, 30.0])
-    frame["is_flagged"] = frame.is_eligible & (frame.deviation.abs().round(9) > 10.0)
+    frame = flagged(
+        deviations().assign(deviation=[10.000000000000004, -9.999999999999993, 1.0, 30.0])
+    )
     (row,) = gate.validate_suite(SUITE, frame, THRESHOLDS, "error")
     assert row["status"] == "passed", row["failure_message"]
 

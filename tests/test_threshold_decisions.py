@@ -20,7 +20,7 @@ import duckdb
 import pandas as pd
 import pytest
 from challenge_fairness.plugin import Plugin
-from conftest import run_dbt
+from conftest import compile_inline, run_dbt
 
 pytestmark = pytest.mark.dbt
 
@@ -165,19 +165,11 @@ def test_the_verdicts_direction_and_flag_ignore_rounding(
     """The ability-adjusted verdict (macro fairness_family_effects_flagged): an effect of
     rounding has no direction, a significant effect equal to the threshold is not flagged,
     one beyond it is."""
-    work: Path = tmp_path_factory.mktemp("verdict_decisions")
-    run = run_dbt(
-        [
-            "compile",
-            "--inline",
-            "{{ challenge_fairness.fairness_family_effects_flagged("
-            "'family_summaries', 'cells', 'abilities', 'effects', 'challenges_tested') }}",
-        ],
-        database=work / "fixture.duckdb",
-        work_dir=work,
+    sql = compile_inline(
+        "{{ challenge_fairness.fairness_family_effects_flagged("
+        "'family_summaries', 'cells', 'abilities', 'effects', 'challenges_tested') }}",
+        tmp_path_factory.mktemp("verdict_decisions"),
     )
-    assert run.success, run.output
-    sql = str(run.result.result.results[0].node.compiled_code)
     keys = {"challenge_id": ["c1"] * 3, "model_family": ["f1", "f2", "f3"]}
     tables = {
         "family_summaries": pd.DataFrame(

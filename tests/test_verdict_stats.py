@@ -6,7 +6,6 @@ import itertools
 import math
 import random
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -439,20 +438,12 @@ def test_attempts_needed_degenerate_challenges() -> None:
 def families_summarised_sql(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The compiled SQL of fairness_families_summarised over a relation
     `score_counts(challenge_id, model_family, score, attempts)`."""
-    from conftest import run_dbt
+    from conftest import compile_inline
 
-    work: Path = tmp_path_factory.mktemp("families_macro")
-    run = run_dbt(
-        [
-            "compile",
-            "--inline",
-            "{{ challenge_fairness.fairness_families_summarised('score_counts') }}",
-        ],
-        database=work / "compile.duckdb",
-        work_dir=work,
+    return compile_inline(
+        "{{ challenge_fairness.fairness_families_summarised('score_counts') }}",
+        tmp_path_factory.mktemp("families_macro"),
     )
-    assert run.success, run.output
-    return str(run.result.result.results[0].node.compiled_code)
 
 
 family_scores = st.lists(
