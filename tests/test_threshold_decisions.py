@@ -242,7 +242,56 @@ def test_a_platform_where_every_attempt_scored_30_03_flags_and_estimates_nothing
     assert marts["main.fct_experiment_results"].variance_reduction.isna().all()
     assert marts["main.fct_family_clustering"].mean_silhouette.isna().all()
     assert set(marts["main.fct_leaderboard"]["rank"]) == {1}
+    assert marts["main.fct_challenge_verdicts"].lead_family.isna().all()
     assert set(marts["main.fct_challenge_verdicts"].verdict) <= {
         "not_testable",
         "insufficient_evidence",
     }
+
+
+def test_the_lead_family_is_the_largest_effect_and_none_without_one(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The verdict's lead family (macro fairness_challenge_verdicts). A challenge with too
+    few attempts has effects but no intervals: its largest |effect| leads, not the first
+    family by name. Where every effect is 0 and none has an interval, no family leads."""
+    sql = compile_inline(
+        "{{ challenge_fairness.fairness_challenge_verdicts("
+        "'challenges', 'challenges_tested', 'effects') }}",
+        tmp_path_factory.mktemp("verdict_lead"),
+    )
+    untested = {
+        "eligibility": "insufficient_evidence",
+        "eligibility_reason": "too few",
+        "attempts": 60,
+        "families": 3,
+        "smallest_family_attempts": 20,
+        "p_value": None,
+        "q_value": None,
+    }
+    tables = {
+        "challenges": pd.DataFrame({"challenge_id": ["c1", "c2"], "template_id": ["t", "t"]}),
+        "challenges_tested": pd.DataFrame(
+            [{"challenge_id": "c1", **untested}, {"challenge_id": "c2", **untested}]
+        ),
+        "effects": pd.DataFrame(
+            {
+                "challenge_id": ["c1"] * 3 + ["c2"] * 3,
+                "model_family": ["f1", "f2", "f3"] * 2,
+                "adjusted_deviation": [-1.0, 8.0, -7.0, 0.0, 4e-15, -0.0],
+                "ci_low": [None] * 6,
+                "ci_high": [None] * 6,
+                "interval_level": [0.95] * 6,
+                "is_flagged": [False] * 6,
+                "is_within_threshold": [None] * 6,
+            }
+        ),
+    }
+    with duckdb.connect() as connection:
+        for name, frame in tables.items():
+            connection.register(name, frame)
+        result = connection.sql(sql).fetchdf().set_index("challenge_id")
+    assert result.lead_family["c1"] == "f2"
+    assert result.lead_adjusted_deviation["c1"] == 8.0
+    assert pd.isna(result.lead_family["c2"]) and pd.isna(result.lead_adjusted_deviation["c2"])
+    assert (result.verdict == "insufficient_evidence").all()

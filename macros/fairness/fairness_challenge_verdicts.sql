@@ -22,7 +22,8 @@ described_effects as (
             || {{ format_number('ci_low', '%+.1f') }} || ' to '
             || {{ format_number('ci_high', '%+.1f') }} || ')' as evidence,
         {#- rounded, so that floating noise never decides between mirror-image effects
-            (two families' contrasts are each other's negatives): the family name does #}
+            (two families' contrasts are each other's negatives): the family name does.
+            An untested challenge has no intervals: its largest |effect| leads. #}
         row_number() over (
             partition by {{ _partition_columns(none, p) }}challenge_id
             order by
@@ -31,8 +32,13 @@ described_effects as (
                     when is_flagged then abs(adjusted_deviation)
                     else greatest(abs(ci_low), abs(ci_high))
                 end, 9) desc nulls last,
+                round(abs(adjusted_deviation), 9) desc nulls last,
                 model_family
-        ) as lead_rank
+        ) as lead_rank,
+        {#- No family leads where every effect is 0 (to 9 decimals) and has no interval. #}
+        is_flagged
+            or ci_low is not null
+            or round(abs(adjusted_deviation), 9) > 0 as can_lead
     from {{ family_effects }}
 ),
 
@@ -43,11 +49,12 @@ effect_summaries as (
         count(*) filter (where not is_within_threshold) as uncertain_families,
         string_agg(evidence, '; ' order by round(abs(adjusted_deviation), 9) desc, model_family)
             filter (where is_flagged) as flagged_evidence,
-        max(case when lead_rank = 1 then model_family end) as lead_family,
-        max(case when lead_rank = 1 then adjusted_deviation end) as lead_adjusted_deviation,
-        max(case when lead_rank = 1 then ci_low end) as lead_ci_low,
-        max(case when lead_rank = 1 then ci_high end) as lead_ci_high,
-        max(case when lead_rank = 1 then evidence end) as lead_evidence,
+        max(case when lead_rank = 1 and can_lead then model_family end) as lead_family,
+        max(case when lead_rank = 1 and can_lead then adjusted_deviation end)
+            as lead_adjusted_deviation,
+        max(case when lead_rank = 1 and can_lead then ci_low end) as lead_ci_low,
+        max(case when lead_rank = 1 and can_lead then ci_high end) as lead_ci_high,
+        max(case when lead_rank = 1 and can_lead then evidence end) as lead_evidence,
         max(interval_level) as interval_level
     from described_effects
     group by {{ _partition_columns(none, p) }}challenge_id
