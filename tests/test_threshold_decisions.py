@@ -175,7 +175,9 @@ def test_the_verdicts_direction_and_flag_ignore_rounding(
         "family_summaries": pd.DataFrame(
             {**keys, "scored_attempts": [50, 50, 50], "mean_score": [40.0, 50.0, 52.0]}
         ),
-        "cells": pd.DataFrame({**keys, "trimmed_mean": [40.0, 50.0, 52.0]}),
+        "cells": pd.DataFrame(
+            {**keys, "trimmed_mean": [40.0, 50.0, 52.0], "trim_proportion": [0.2] * 3}
+        ),
         "abilities": pd.DataFrame({**keys, "ability": [0.0, 0.0, 0.0]}),
         "effects": pd.DataFrame(
             {

@@ -90,8 +90,16 @@ def test_trimmed_cells_equal_scipy_cell_by_cell(
         assert cells.observations[i] == n
         if n == 0:
             assert cells.status[i] == "not_computable" and np.isnan(cells.trimmed_mean[i])
+            assert not cells.trims_ties[i]
             continue
         assert cells.effective_n[i] == h
+        ordered = np.sort(sample)
+        low, high = ordered[g], ordered[n - g - 1]
+        assert cells.trims_ties[i] == (
+            g >= 1
+            and ordered[0] < ordered[-1]
+            and ((ordered[0] == low and ordered[-1] == high) or low == high)
+        )
         assert cells.trimmed_mean[i] == pytest.approx(
             scipy_stats.trim_mean(sample, trim), rel=RTOL, abs=1e-12
         )
@@ -136,6 +144,34 @@ def test_trimmed_cell_degenerate(sample: np.ndarray, status: str, reason: str | 
         assert reason in result.reason
     else:
         assert result.trimmed_mean_variance == 0
+
+
+@pytest.mark.parametrize(
+    ("sample", "trims_ties"),
+    [
+        # pass/fail: 27 of 144 failed, so the values kept (positions 28 to 115) are all
+        # 100: trimmed mean 100 with variance 0 while the scores vary
+        (np.array([0.0] * 27 + [100.0] * 117), True),
+        (np.array([0.0] * 30 + [100.0] * 30), True),  # both tails ties of the kept values
+        (np.array([0.0] * 2 + [100.0] * 3), True),  # g = 1: both tails tied
+        (np.array([0.0, 5.0, 6.0, 7.0, 100.0]), False),  # g = 1: outliers, not ties
+        (np.arange(100, dtype=np.float64), False),  # no ties at all
+        (np.full(20, 100.0), False),  # constant: the same trimmed or not
+        # one tied tail beside varied scores is trimmed: 11 of 51 at the ceiling (g = 10)
+        (np.array([0.0, 1.0, 2.0, *range(10, 47), *[100.0] * 11]), False),
+        # ... but a floor and a ceiling of a fifth each are both ties
+        (np.array([*[0.0] * 11, *range(10, 39), *[100.0] * 11]), True),
+        (np.array([*[0.0] * 10, *range(10, 40), *[100.0] * 11]), False),
+    ],
+)
+def test_trimmed_cell_says_when_the_scores_are_too_discrete_to_trim(
+    sample: np.ndarray, trims_ties: bool
+) -> None:
+    result = cell(sample)
+    assert result.trims_ties == trims_ties
+    if sample.size == 144:
+        assert result.trimmed_mean == 100 and result.trimmed_mean_variance == 0
+        assert sample.var() > 0
 
 
 def test_trimmed_cell_rejects_an_impossible_trim() -> None:
@@ -408,6 +444,27 @@ def test_attempts_needed_is_the_smallest_count_reaching_the_power(
     np.testing.assert_array_equal(needed.plan_additional[0], planned - n)
     if common > n.min() and np.maximum(n, common - 1).sum() >= 100 and common - 1 >= 10:
         assert min(power(np.maximum(n, common - 1), f) for f in range(k)) < 0.8
+
+
+def test_attempts_needed_takes_each_challenges_own_trim() -> None:
+    """A trim per challenge (0 where the verdict judged plain means) gives each row what a
+    call with that trim alone gives; the trim changes the cells' df, so the rows differ."""
+    n = np.array([[12.0, 15.0, 11.0]] * 2)
+    unit = np.array([[200.0, 260.0, 230.0]] * 2)
+    ability = np.array([[0.5, 0.8, 0.6]] * 2)
+    settings_ = {
+        "shift": 10.0, "target_power": 0.8, "min_family_attempts": 10, "min_attempts": 30,
+        "max_family_attempts": 5000,
+    }  # fmt: skip
+    both = stats.attempts_needed(n, unit / n, ability, [0.05, 0.05], trim=[0.2, 0.0], **settings_)
+    for row, trim in enumerate((0.2, 0.0)):
+        alone = stats.attempts_needed(
+            n[row : row + 1], unit[row : row + 1] / n[row : row + 1], ability[row : row + 1],
+            [0.05], trim=trim, **settings_,
+        )  # fmt: skip
+        np.testing.assert_array_equal(both.current_power[row], alone.current_power[0])
+        np.testing.assert_array_equal(both.family_additional[row], alone.family_additional[0])
+    assert not np.array_equal(both.current_power[0], both.current_power[1])
 
 
 def test_attempts_needed_degenerate_challenges() -> None:

@@ -21,26 +21,48 @@ DEFAULTS = {
 
 
 def yuen_cell(scores: pd.Series, trim: float) -> pd.Series:
-    """n, trimmed mean, Yuen's squared standard error and h of one cell."""
+    """n, trimmed mean, Yuen's squared standard error and h of one cell, and whether its
+    scores are too discrete to trim: both trimmed tails are ties of the values kept beside
+    them, or the values kept are one value."""
     x = np.sort(scores.to_numpy(dtype=float))
     n = x.size
     g = int(trim * n)
     h = n - 2 * g
     winsorized = np.clip(x, x[g], x[n - g - 1])
     se2 = np.sum((winsorized - winsorized.mean()) ** 2) / (h * (h - 1)) if h >= 2 else np.nan
-    return pd.Series({"n": n, "tm": stats.trim_mean(x, trim), "se2": se2, "h": h})
+    low, high = x[g], x[n - g - 1]
+    ties = g >= 1 and x[0] < x[-1] and ((x[0] == low and x[-1] == high) or low == high)
+    return pd.Series(
+        {"n": n, "tm": stats.trim_mean(x, trim), "se2": se2, "h": h, "ties": float(ties)}
+    )
+
+
+def challenge_cells(scored: pd.DataFrame, trim: float) -> pd.DataFrame:
+    """The cells of every challenge: trimmed, or plain means (trim 0) for every family of
+    a challenge where some family's scores are too discrete to trim."""
+
+    def cells_at(frame: pd.DataFrame, proportion: float) -> pd.DataFrame:
+        return (
+            frame.groupby(["challenge_id", "model_family"])["score"]
+            .apply(yuen_cell, trim=proportion)
+            .unstack()
+            .reset_index()
+            .assign(trim_proportion=proportion)
+        )
+
+    trimmed = cells_at(scored, trim)
+    tied = set(trimmed.loc[trimmed.ties > 0, "challenge_id"])
+    if not tied:
+        return trimmed
+    plain = cells_at(scored[scored.challenge_id.isin(tied)], 0.0)
+    return pd.concat([trimmed[~trimmed.challenge_id.isin(tied)], plain], ignore_index=True)
 
 
 def adjusted_effects(tables: dict[str, pd.DataFrame], settings: dict | None = None) -> pd.DataFrame:
     """One row per (challenge, family) cell with the adjusted effect and its test."""
     s = {**DEFAULTS, **(settings or {})}
     scored = scored_attempts(tables)
-    cells = (
-        scored.groupby(["challenge_id", "model_family"])["score"]
-        .apply(yuen_cell, trim=s["trim_proportion"])
-        .unstack()
-        .reset_index()
-    )
+    cells = challenge_cells(scored, s["trim_proportion"])
     ability = pd.Series(0.0, index=sorted(cells.model_family.unique()))
     for _ in range(int(s["ability_fit_iterations"])):
         reference = (cells.tm - cells.model_family.map(ability)).groupby(cells.challenge_id).mean()
@@ -126,6 +148,7 @@ def adjusted_effects(tables: dict[str, pd.DataFrame], settings: dict | None = No
             record = {
                 "challenge_id": challenge,
                 "model_family": row.model_family,
+                "trim_proportion": row.trim_proportion,
                 "adjusted_deviation": effect,
                 "standard_error": se,
                 "degrees_of_freedom": df,

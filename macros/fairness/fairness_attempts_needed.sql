@@ -44,6 +44,7 @@ family_cells as (
         cells.model_family,
         cells.attempts,
         cells.trimmed_mean_variance,
+        cells.trim_proportion,
         abilities.ability_variance
     from undecided
     inner join {{ cells }} as cells
@@ -64,7 +65,9 @@ challenge_lists as (
         list(family_cells.trimmed_mean_variance order by family_cells.model_family)
             as cell_variances,
         list(family_cells.ability_variance order by family_cells.model_family)
-            as ability_variances
+            as ability_variances,
+        {#- the challenge's estimator: one trim for all its families #}
+        min(family_cells.trim_proportion) as trim_proportion
     from family_cells
     {{ _partition_group_by(p, 'family_cells') }}{{ ', ' if p else 'group by ' }}family_cells.challenge_id
 ),
@@ -81,7 +84,7 @@ solved as (
             undecided.fdr_level,
             cast({{ var('family_deviation_threshold') }} as double),
             cast({{ var('target_power') }} as double),
-            cast({{ var('trim_proportion') }} as double),
+            cast(challenge_lists.trim_proportion as double),
             cast({{ var('min_family_attempts') }} as double),
             cast({{ var('min_attempts') }} as double),
             cast({{ var('max_family_attempts_planned') }} as double),

@@ -20,6 +20,7 @@ joined as (
         family_summaries.scored_attempts as attempts,
         family_summaries.mean_score,
         cells.trimmed_mean,
+        cells.trim_proportion,
         abilities.ability as family_ability,
         effects.adjusted_deviation,
         effects.standard_error,

@@ -20,6 +20,7 @@ from scipy import special, stats
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 ObjectArray = npt.NDArray[np.object_]
+BoolArray = npt.NDArray[np.bool_]
 
 STATUS_OK = "ok"
 STATUS_NOT_COMPUTABLE = "not_computable"
@@ -195,6 +196,7 @@ class TrimmedCell:
     trimmed_mean: float | None
     trimmed_mean_variance: float | None
     effective_n: int
+    trims_ties: bool
     status: str
     reason: str | None
 
@@ -214,6 +216,7 @@ def trimmed_cell(values: FloatArray, counts: IntArray, trim: float) -> TrimmedCe
         None if np.isnan(mean) else float(mean),
         None if np.isnan(variance) else float(variance),
         int(cells.effective_n[0]),
+        bool(cells.trims_ties[0]),
         str(cells.status[0]),
         cells.reason[0],
     )
@@ -227,6 +230,7 @@ class TrimmedCells:
     trimmed_mean: FloatArray
     trimmed_mean_variance: FloatArray
     effective_n: IntArray
+    trims_ties: BoolArray
     status: ObjectArray
     reason: ObjectArray
 
@@ -248,6 +252,15 @@ def trimmed_cells(
     toward the trimmed mean, and the winsorized sample is every value clipped to the order
     statistics at positions g and n - g - 1 (scipy's winsorize sets the lower and upper g
     to exactly those). Checked against scipy on random and degenerate samples.
+
+    `trims_ties` says that varied scores are too discrete to trim (g >= 1): both tails are
+    ties of the values kept beside them (the smallest value is the one at position g and the
+    largest the one at n - g - 1), or the values kept are one value. Pass/fail scores (0 or
+    100) always are: their trimmed mean moves in steps, (p - trim) / (1 - 2 trim) of the
+    pass rate p, and its winsorized variance is 0 while the scores vary wherever p < trim
+    or p > 1 - trim (a family failing 18 % of attempts has trimmed mean 100 and squared
+    standard error 0). One tied tail beside varied scores (a floor of crashed attempts at
+    0, a ceiling at 100) is what trimming is for, and stays trimmed.
     """
     values = np.asarray(values, dtype=np.float64)
     counts = np.asarray(counts, dtype=np.int64)
@@ -286,6 +299,12 @@ def trimmed_cells(
         holds_high = (before <= n_e - g_e - 1) & (n_e - g_e - 1 < after)
         low[cell[holds_low]] = finite_value[holds_low]
         high[cell[holds_high]] = finite_value[holds_high]
+        smallest = np.full(cells, np.nan)
+        largest = np.full(cells, np.nan)
+        holds_smallest = (before <= 0) & (after > 0)
+        holds_largest = (before <= n_e - 1) & (n_e - 1 < after)
+        smallest[cell[holds_smallest]] = finite_value[holds_smallest]
+        largest[cell[holds_largest]] = finite_value[holds_largest]
         winsorized = np.clip(finite_value, low[cell], high[cell])
         winsorized_mean = np.bincount(cell, weights=winsorized * count, minlength=cells) / n
         sum_squares = np.bincount(
@@ -308,11 +327,15 @@ def trimmed_cells(
     reason[empty] = "no scored attempts"
     trimmed_mean[not_finite | empty] = np.nan
     variance[too_few | not_finite | empty] = np.nan
+    both_tails_tied = (smallest == low) & (largest == high)
+    varied = smallest < largest  # a constant cell is the same trimmed or not
+    trims_ties = (g >= 1) & ~not_finite & ~empty & varied & (both_tails_tied | (low == high))
     return TrimmedCells(
         observations=n,
         trimmed_mean=trimmed_mean,
         trimmed_mean_variance=variance,
         effective_n=np.where(empty, 0, h),
+        trims_ties=trims_ties,
         status=status,
         reason=reason,
     )
@@ -487,7 +510,7 @@ def contrast_power(
     family: npt.ArrayLike,
     shift: float,
     level: npt.ArrayLike,
-    trim: float,
+    trim: float | npt.ArrayLike,
     prior_df: float = 0.0,
 ) -> FloatArray:
     """Power of the verdict's test of family `family`'s adjusted contrast to detect a true
@@ -498,9 +521,11 @@ def contrast_power(
     verdict, each cell's variance with min(h_g - 1 + prior_df, sum of the h - 1) df (the
     verdict's variance_shrinkage_df); the test is two-sided at the per-contrast Sidak
     level 1 - (1 - level)^(1/K); power is the noncentral t's mass beyond the critical
-    values (scipy.stats.nct).
+    values (scipy.stats.nct). `trim` is one proportion, or one per design (row).
     """
     n = np.atleast_2d(np.asarray(attempts, dtype=np.float64))
+    trims = np.asarray(trim, dtype=np.float64)
+    trims = trims.reshape(-1, 1) if trims.ndim == 1 else trims
     unit = np.atleast_2d(np.asarray(unit_variance, dtype=np.float64))
     ability = np.atleast_2d(np.asarray(ability_variance, dtype=np.float64))
     rows = np.arange(n.shape[0])
@@ -509,7 +534,7 @@ def contrast_power(
     k = present.sum(axis=1).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         cell = unit / n
-        h = n - 2 * np.floor(trim * n)
+        h = n - 2 * np.floor(trims * n)
         variance = np.where(present, cell + ability, 0.0)
         pooled_df = np.where(present, h - 1, 0.0).sum(axis=1, keepdims=True)
         cell_df = np.minimum(h - 1 + prior_df, pooled_df)
@@ -561,7 +586,7 @@ def attempts_needed(
     *,
     shift: float,
     target_power: float,
-    trim: float,
+    trim: float | npt.ArrayLike,
     min_family_attempts: float,
     min_attempts: float,
     max_family_attempts: float,
@@ -582,12 +607,14 @@ def attempts_needed(
     power and the challenge min_attempts. A family without a cell variance (too few
     attempts to trim) borrows the attempt-weighted mean per-attempt variance of the
     others (status 'variance_borrowed'). A challenge with a family lacking an ability
-    variance, or with fewer than two families, is not computable.
+    variance, or with fewer than two families, is not computable. `trim` is one
+    proportion, or one per challenge (the verdict's, 0 where it judged the plain means).
     """
     n = np.atleast_2d(np.asarray(attempts, dtype=np.float64))
     variance = np.atleast_2d(np.asarray(cell_variance, dtype=np.float64))
     ability = np.atleast_2d(np.asarray(ability_variance, dtype=np.float64))
     levels = np.broadcast_to(np.asarray(level, dtype=np.float64), n.shape[:1])
+    trims = np.broadcast_to(np.asarray(trim, dtype=np.float64), n.shape[:1])
     challenges, width = n.shape
     present = np.isfinite(n) & (n > 0)
     n = np.where(present, n, np.nan)
@@ -608,13 +635,13 @@ def attempts_needed(
     family_of = np.tile(np.arange(width), challenges)
     pair_valid = present[challenge_of, family_of] & computable[challenge_of]
     pair_unit, pair_ability = unit[challenge_of], ability[challenge_of]
-    pair_level = levels[challenge_of]
+    pair_level, pair_trim = levels[challenge_of], trims[challenge_of]
     pairs = np.arange(challenges * width)
 
     def power_of(designs: FloatArray) -> FloatArray:
         return contrast_power(
             designs, pair_unit, np.where(np.isfinite(designs), pair_ability, np.nan),
-            family_of, shift, pair_level, trim, prior_df,
+            family_of, shift, pair_level, pair_trim, prior_df,
         )  # fmt: skip
 
     current = power_of(n[challenge_of]).reshape(challenges, width)

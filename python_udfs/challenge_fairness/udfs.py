@@ -29,6 +29,7 @@ TRIMMED_CELL_TYPE = pa.struct(
         ("trimmed_mean", pa.float64()),
         ("trimmed_mean_variance", pa.float64()),
         ("effective_n", pa.int64()),
+        ("trims_ties", pa.bool_()),
         ("status", pa.string()),
         ("reason", pa.string()),
     ]
@@ -202,6 +203,7 @@ def trimmed_cell(
             pa.array(cells.trimmed_mean, pa.float64(), from_pandas=True),
             pa.array(cells.trimmed_mean_variance, pa.float64(), from_pandas=True),
             pa.array(cells.effective_n, pa.int64()),
+            pa.array(cells.trims_ties, pa.bool_()),
             pa.array(cells.status, pa.string()),
             pa.array(cells.reason, pa.string()),
         ],
@@ -296,6 +298,14 @@ def _constant(column: pa.ChunkedArray, name: str) -> float:
     return float(values[0])
 
 
+def _trims(column: pa.ChunkedArray) -> np.ndarray:
+    """The trim proportion of each row (the verdict's, per challenge)."""
+    trims = float_numpy(column.combine_chunks())
+    if not np.all((trims >= 0) & (trims < 0.5)):
+        raise ValueError("cf_attempts_needed: trim must be in [0, 0.5) on every row")
+    return trims
+
+
 def attempts_needed(
     attempts: pa.ChunkedArray,
     cell_variance: pa.ChunkedArray,
@@ -312,7 +322,8 @@ def attempts_needed(
     """cf_attempts_needed(attempts BIGINT[], cell_variance DOUBLE[], ability_variance
     DOUBLE[], level, shift, target_power, trim, min_family_attempts, min_attempts,
     max_family_attempts, prior_df): one challenge per row, families in list order; all rows are
-    solved at once (stats.attempts_needed)."""
+    solved at once (stats.attempts_needed). level and trim are the row's own, the other
+    settings one value for every row."""
     _, offsets, null_rows = flat_list(attempts)
     for other in (cell_variance, ability_variance):
         if not np.array_equal(flat_list(other)[1], offsets):
@@ -327,7 +338,7 @@ def attempts_needed(
         float_numpy(level.combine_chunks()),
         shift=_constant(shift, "shift"),
         target_power=_constant(target_power, "target_power"),
-        trim=_constant(trim, "trim"),
+        trim=_trims(trim),
         min_family_attempts=_constant(min_family_attempts, "min_family_attempts"),
         min_attempts=_constant(min_attempts, "min_attempts"),
         max_family_attempts=_constant(max_family_attempts, "max_family_attempts"),

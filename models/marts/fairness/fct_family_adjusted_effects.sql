@@ -26,6 +26,7 @@ select
     cast(mean_score as double) as mean_score,
     cast(raw_deviation as double) as raw_deviation,
     cast(trimmed_mean as double) as trimmed_mean,
+    cast(trim_proportion as double) as trim_proportion,
     cast(family_ability as double) as family_ability,
     cast(adjusted_deviation as double) as adjusted_deviation,
     cast(standard_error as double) as standard_error,
