@@ -338,3 +338,27 @@ def test_the_gate_runs_the_suites_the_detectors_declare(quiet_build: dict[str, A
         quiet_build["database"], "select detector, mart from main.fct_detector_coverage"
     )
     assert set(listed.detector) <= set(coverage.detector)
+
+
+def test_scores_between_0_and_1_fail_the_build_unless_a_var_allows_it(tmp_path: Path) -> None:
+    """Scores written as fractions (or pass/fail as 0/1) are in range, so no row is
+    rejected, but no effect on that scale can reach family_deviation_threshold (10 points):
+    every challenge would pass. The gate says so instead of passing."""
+    raw = tmp_path / "raw"
+    write_parquet(generate_platform(PlatformSpec(seed=4, n_attempts=20_000)), str(raw))
+    attempts = pq.read_table(raw / "attempts.parquet")
+    column = attempts.schema.get_field_index("score")
+    fractions = pc.divide(attempts["score"], 100.0)
+    pq.write_table(attempts.set_column(column, "score", fractions), raw / "attempts.parquet")
+    database = tmp_path / "fractions.duckdb"
+    dbt_vars = {"raw_parquet_dir": str(raw), "fairness_gate_severity": "warn"}
+    run = run_dbt(["build"], database=database, work_dir=tmp_path, dbt_vars=dbt_vars)
+    assert not run.success
+    (problem,) = findings(database, "unusable_input").itertuples()
+    assert (problem.check_name, problem.checked_object) == ("scores_not_points", "attempts")
+    assert "clean scored attempts scores between 0 and 1 (the highest 1)" in run.output
+    assert "multiply the scores by 100" in run.output
+    allowed = {**dbt_vars, "fairness_gate_allow_unit_scores": True}
+    run = run_dbt(GATE_ONLY, database=database, work_dir=tmp_path, dbt_vars=allowed)
+    assert run.success, run.output
+    assert findings(database, "unusable_input").empty

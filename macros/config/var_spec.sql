@@ -259,6 +259,10 @@ fairness_gate_max_optional_rejected_share:
   max: 1
   default: 0.5
   description: "Share of an optional table's raw rows (test_results, rubric_scores, ...) that may be rejected before its detectors are unavailable and the gate calls it unusable input (optional_table_unusable; docs/gate.md). Looser than the attempts' share: small optional tables often carry a few bad rows."
+fairness_gate_allow_unit_scores:
+  type: boolean
+  default: false
+  description: "true: a platform whose scores all lie between 0 and 1 passes the gate (scores are points 0..100; 0..1 is read as fractions or pass/fail coded 0/1)."
 fairness_gate_allow_no_testable_challenges:
   type: boolean
   default: false

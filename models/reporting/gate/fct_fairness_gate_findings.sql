@@ -231,8 +231,9 @@ numbered as (
                 case check_name
                     when 'required_table_unusable' then 1
                     when 'rejected_share_above_limit' then 2
-                    when 'no_testable_challenge' then 3
-                    when 'no_gate_suites' then 4
+                    when 'scores_not_points' then 3
+                    when 'no_testable_challenge' then 4
+                    when 'no_gate_suites' then 5
                 end,
                 cause_precedence is null,
                 cause_findings desc,

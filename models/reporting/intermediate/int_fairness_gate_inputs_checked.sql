@@ -12,6 +12,10 @@
       - optional_table_unusable: an optional table is present but more than
         `fairness_gate_max_optional_rejected_share` of its rows (or all) were rejected: the
         detectors that need it are unavailable (fct_detector_coverage says why).
+      - scores_not_points: every clean scored attempt scores between 0 and 1, some above 0
+        (fractions, or pass/fail coded 0/1): scores are points 0..100, and no effect on
+        such a scale could reach family_deviation_threshold (unless
+        `fairness_gate_allow_unit_scores`).
       - no_testable_challenge: no challenge could be tested (unless
         `fairness_gate_allow_no_testable_challenges`).
       - no_gate_suites: `fairness_gate_suites` is empty (unless
@@ -21,7 +25,11 @@
 {%- set max_share = challenge_fairness.validated_var('fairness_gate_max_rejected_share') -%}
 {%- set max_optional_share = challenge_fairness.validated_var('fairness_gate_max_optional_rejected_share') -%}
 {%- set allowed = {} -%}
-{%- for name in ['fairness_gate_allow_no_testable_challenges', 'fairness_gate_allow_empty_suites'] -%}
+{%- for name in [
+    'fairness_gate_allow_unit_scores',
+    'fairness_gate_allow_no_testable_challenges',
+    'fairness_gate_allow_empty_suites',
+] -%}
 {%- do allowed.update({name: challenge_fairness.validated_var(name)}) -%}
 {%- endfor -%}
 {%- set suites = challenge_fairness.gate_suite_names() -%}
@@ -38,6 +46,12 @@ rejected_rows as (
 challenges_tested as (
     select * from {{ ref('int_challenges_tested') }}
     where verdict_window = 'all'
+),
+
+score_counts as (
+    select * from {{ ref('int_attempt_scores_counted') }}
+    where verdict_window = 'all'
+        and score is not null
 ),
 
 reasons_counted as (
@@ -131,6 +145,33 @@ optional_tables_checked as (
         and row_counts.raw_rows > 0
 ),
 
+score_range as (
+    select
+        max(score) as highest_score,
+        coalesce(sum(attempts), 0) as scored_attempts
+    from score_counts
+),
+
+score_scale_checked as (
+    select
+        'scores_not_points' as check_name,
+        'attempts' as checked_object,
+        coalesce(highest_score > 0 and highest_score <= 1, false) as is_failed,
+        {{ allowed['fairness_gate_allow_unit_scores'] }} as is_allowed,
+        highest_score as observed_value,
+        cast(1 as double) as threshold,
+        cast(null as varchar) as threshold_parameter,
+        'every one of the ' || scored_attempts || ' clean scored attempts scores between 0 and 1'
+        || ' (the highest ' || {{ format_number('highest_score', '%g') }} || '): scores are read'
+        || ' as points from 0 to 100 (pass/fail as 0 or 100), and no family effect on this scale'
+        || ' can reach family_deviation_threshold = {{ var("family_deviation_threshold") }};'
+        || ' multiply the scores by 100, or set fairness_gate_allow_unit_scores: true if they'
+        || ' are points' as message
+    from score_range
+    {#- no scored attempt: nothing to read the scale from (the required-table rule speaks) #}
+    where highest_score is not null
+),
+
 eligibility_counted as (
     select
         eligibility,
@@ -178,6 +219,8 @@ checked as (
     select * from rejected_share_checked
     union all
     select * from optional_tables_checked
+    union all
+    select * from score_scale_checked
     union all
     select * from testable_checked
     union all
