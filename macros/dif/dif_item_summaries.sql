@@ -2,9 +2,10 @@
     One row per item of `family_dif_relation` (a mart or model with the per-family columns
     of dif_family_results plus `is_large_dif`): how many families were compared, how many
     show large (ETS C) DIF with a sentence each, and the lead family (large DIF first, then
-    the largest |D-DIF|; none where no family's D-DIF could be estimated). `outcome_verb` words the sentence: 'family X <verb> it less often
-    than equally scored attempts of the other families' ('passes' for test cases, 'earns'
-    for rubric items). Shared by test-case and rubric-item DIF.
+    the largest |D-DIF|; none where no family's D-DIF could be estimated). `outcome_verb`
+    words the sentence: 'family X <verb> it less often than equally scored attempts of the
+    other families' ('passes' for test cases, 'earns' for rubric items). Shared by
+    test-case and rubric-item DIF.
 #}
 {% macro dif_item_summaries(family_dif_relation, item_key, outcome_verb) -%}
 with
