@@ -358,7 +358,20 @@ def test_scores_between_0_and_1_fail_the_build_unless_a_var_allows_it(tmp_path: 
     assert (problem.check_name, problem.checked_object) == ("scores_not_points", "attempts")
     assert "clean scored attempts scores between 0 and 1 (the highest 1)" in run.output
     assert "multiply the scores by 100" in run.output
+    # the summary and the report say so first, not "62 pass" and a green gate
+    from challenge_fairness.report import render_report
+    from challenge_fairness.summary import build_summary
+
+    text, _ = build_summary(database)
+    first = text.splitlines()[1:3]
+    assert first[0].startswith("THE GATE FAILED THE BUILD ON 1 INPUT OR SUITE PROBLEM(S)")
+    assert first[1].startswith("  UNUSABLE INPUT [scores_not_points] every one of the")
+    html = render_report(database)
+    assert "The gate failed the build on 1 input or suite problem(s)" in html
+    assert "UNUSABLE INPUT [scores_not_points]" in html
+    assert "FAILED on scores_not_points" in html and "suites pass" not in html
     allowed = {**dbt_vars, "fairness_gate_allow_unit_scores": True}
     run = run_dbt(GATE_ONLY, database=database, work_dir=tmp_path, dbt_vars=allowed)
     assert run.success, run.output
     assert findings(database, "unusable_input").empty
+    assert "GATE FAILED" not in build_summary(database)[0]

@@ -48,6 +48,7 @@ from challenge_fairness.marts_database import (  # noqa: E402
     missing_marts,
     unbuilt_message,
 )
+from challenge_fairness.summary import BLOCKING_FINDINGS  # noqa: E402
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
 TEMPLATE_NAME = "fairness_report.html.j2"
@@ -61,6 +62,7 @@ COMBINATION_DIFFICULTY = "fct_combination_difficulty"
 VERDICT_HISTORY = "fct_challenge_verdict_history"
 MONTHLY_REPORT = "rpt_monthly_bias_report"
 GATE_RESULTS = "fct_fairness_gate_results"
+GATE_FINDINGS = "fct_fairness_gate_findings"
 SOURCE_COUNTS = "fct_source_row_counts"
 REJECTED_ROWS = "fct_rejected_rows"
 DETECTOR_MARTS = (
@@ -350,11 +352,32 @@ def answer_section(reader: MartReader) -> Section:
         )
     else:
         section.missing_marts.append(VERDICTS)
+    blocked_by: list[str] = []
+    if reader.has(GATE_FINDINGS):
+        findings = reader.read(GATE_FINDINGS, order_by="finding_number")
+        blocking = findings[findings["finding_kind"].isin(list(BLOCKING_FINDINGS))]
+        if not blocking.empty:
+            blocked_by = list(dict.fromkeys(blocking["check_name"]))
+            section.headline = (
+                f"The gate failed the build on {len(blocking)} input or suite problem(s), "
+                "whatever the severity: fix them before reading these verdicts."
+            )
+            section.notices += [
+                f"{BLOCKING_FINDINGS[kind]} [{check}] {message}"
+                for kind, check, message in zip(
+                    blocking["finding_kind"],
+                    blocking["check_name"],
+                    blocking["message"],
+                    strict=True,
+                )
+            ]
     if reader.has(GATE_RESULTS):
         gate = reader.read(GATE_RESULTS)  # one row per expectation; a suite may have several
         failing = gate[~gate["success"].fillna(False).astype(bool)]
         suites = gate["suite_name"].nunique()
-        if failing.empty:
+        if blocked_by:
+            section.facts.append(("fairness gate", f"FAILED on {', '.join(blocked_by)}"))
+        elif failing.empty:
             section.facts.append(("fairness gate", f"all {suites} suites pass"))
         else:
             mode = "warnings (severity warn)" if set(failing["severity"]) == {"warn"} else "FAILED"

@@ -125,6 +125,33 @@ class SummarySection:
     lines: Callable[[duckdb.DuckDBPyConnection, str], list[str]]
 
 
+BLOCKING_FINDINGS = {"unusable_input": "UNUSABLE INPUT", "suite_error": "SUITE ERROR"}
+
+
+def blocking_gate_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
+    """The gate's input rules and suites that failed the build whatever the severity
+    (fct_fairness_gate_findings), first: the verdicts after them are not to be trusted.
+    Nothing when there are none, or when the gate was not built."""
+    kinds = ", ".join(f"'{kind}'" for kind in BLOCKING_FINDINGS)
+    try:
+        rows = _rows(
+            connection,
+            f"""select finding_kind, check_name, message
+            from {schema}.fct_fairness_gate_findings
+            where finding_kind in ({kinds}) order by finding_number""",
+        )
+    except duckdb.Error:  # no gate in this build
+        return []
+    if not rows:
+        return []
+    lines = [
+        f"THE GATE FAILED THE BUILD ON {len(rows)} INPUT OR SUITE PROBLEM(S), whatever the"
+        " severity: fix them before reading the verdicts below"
+    ]
+    lines += [f"  {BLOCKING_FINDINGS[kind]} [{check}] {message}" for kind, check, message in rows]
+    return lines
+
+
 def _verdict_lines(connection: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
     """Verdict counts, then every flagged challenge with its evidence."""
     verdicts = _rows(
@@ -506,6 +533,7 @@ def _clustering_conclusion(connection: duckdb.DuckDBPyConnection, schema: str) -
 
 
 SECTIONS = (
+    SummarySection("Gate input", (), blocking_gate_lines),
     SummarySection("Verdicts", ("fct_challenge_verdicts",), _verdict_lines),
     SummarySection("What to do", ("rpt_review_queue",), _review_queue_lines),
     SummarySection("Leaderboard", ("fct_leaderboard",), leaderboard_report.summary_lines),
