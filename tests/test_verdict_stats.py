@@ -121,6 +121,7 @@ def test_trimmed_cells_flag_non_finite_scores_per_cell() -> None:
     )
     assert list(cells.status) == ["not_computable", "ok"]
     assert "NaN" in cells.reason[0] and np.isnan(cells.trimmed_mean[0])
+    assert not cells.trims_ties.any()
     assert cells.trimmed_mean[1] == pytest.approx(scipy_stats.trim_mean([3, 3, 3, 4, 5], 0.2))
 
 

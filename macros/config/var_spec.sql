@@ -88,7 +88,7 @@ trim_proportion:
   max: 0.5
   max_exclusive: true
   default: 0.2
-  description: Share cut from each tail for Yuen trimmed means (0 on a challenge where it would cut into tied scores instead of outliers; docs/method.md).
+  description: Share cut from each tail for Yuen trimmed means (0 on a challenge where some family's scores are too discrete to trim, as pass/fail scores are; docs/method.md).
 ability_fit_iterations:
   type: integer
   min: 1

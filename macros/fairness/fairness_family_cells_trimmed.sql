@@ -41,7 +41,7 @@ trimmed as (
 challenge_trims as (
     select
         {{ _partition_columns(none, p) }}challenge_id,
-        case when bool_or(cell.trims_ties) then 0.0 else {{ trim }} end as trim_proportion
+        bool_or(cell.trims_ties) as is_too_discrete
     from trimmed
     group by {{ _partition_columns(none, p) }}challenge_id
 ),
@@ -50,10 +50,12 @@ estimated as (
     select
         {{ _partition_columns('trimmed', p) }}trimmed.challenge_id,
         trimmed.model_family,
-        challenge_trims.trim_proportion,
+        cast(case when challenge_trims.is_too_discrete then 0 else {{ trim }} end as double)
+            as trim_proportion,
         case
-            when challenge_trims.trim_proportion = {{ trim }} then trimmed.cell
-            else {{ trimmed_cell('trimmed.scores', 'trimmed.counts', 0.0) }}
+            when challenge_trims.is_too_discrete
+                then {{ trimmed_cell('trimmed.scores', 'trimmed.counts', 0.0) }}
+            else trimmed.cell
         end as cell
     from trimmed
     inner join challenge_trims
