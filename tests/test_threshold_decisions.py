@@ -20,6 +20,7 @@ import duckdb
 import pandas as pd
 import pytest
 from challenge_fairness.plugin import Plugin
+from challenge_fairness.registry import register_udfs
 from conftest import compile_inline, run_dbt
 
 pytestmark = pytest.mark.dbt
@@ -164,49 +165,69 @@ def test_the_verdicts_direction_and_flag_ignore_rounding(
 ) -> None:
     """The ability-adjusted verdict (macro fairness_family_effects_flagged): an effect of
     rounding has no direction, a significant effect equal to the threshold is not flagged,
-    one beyond it is."""
+    one beyond it is. On c1, f3 is flagged and leads, so f1 and f2 are contrasted again
+    without it: f2 - f1 = 10.000000000000004, equal to the threshold when rounded."""
     sql = compile_inline(
         "{{ challenge_fairness.fairness_family_effects_flagged("
         "'family_summaries', 'cells', 'abilities', 'effects', 'challenges_tested') }}",
         tmp_path_factory.mktemp("verdict_decisions"),
     )
-    keys = {"challenge_id": ["c1"] * 3, "model_family": ["f1", "f2", "f3"]}
+    keys = {"challenge_id": ["c1"] * 3 + ["c2"] * 3, "model_family": ["f1", "f2", "f3"] * 2}
     tables = {
         "family_summaries": pd.DataFrame(
-            {**keys, "scored_attempts": [50, 50, 50], "mean_score": [40.0, 50.0, 52.0]}
+            {**keys, "scored_attempts": [50] * 6, "mean_score": [40.0, 50.0, 52.0] * 2}
         ),
         "cells": pd.DataFrame(
-            {**keys, "trimmed_mean": [40.0, 50.0, 52.0], "trim_proportion": [0.2] * 3}
+            {**keys, "trimmed_mean": [40.0, 50.0, 52.0] * 2, "trim_proportion": [0.2] * 6}
         ),
-        "abilities": pd.DataFrame({**keys, "ability": [0.0, 0.0, 0.0]}),
+        "abilities": pd.DataFrame({**keys, "ability": [0.0] * 6}),
         "effects": pd.DataFrame(
             {
                 **keys,
-                "adjusted_deviation": [3.5e-15, 10.000000000000004, 12.0],
-                "standard_error": [1.0] * 3,
-                "degrees_of_freedom": [40.0] * 3,
-                "ci_low": [-2.0, 8.0, 10.0],
-                "ci_high": [2.0, 12.0, 14.0],
-                "t_statistic": [0.0, 10.0, 12.0],
-                "p_value": [1.0, 1e-6, 1e-7],
-                "p_value_sidak": [1.0, 1e-6, 1e-7],
+                "compared_families": [3] * 6,
+                "adjusted_score": [0.0, 10.000000000000004, 17.0, 0.0, 0.0, 0.0],
+                "adjusted_score_variance": [0.5] * 6,
+                "welch_term": [0.01] * 6,
+                "adjusted_score_sum": [27.000000000000004] * 3 + [0.0] * 3,
+                "variance_sum": [1.5] * 6,
+                "welch_term_sum": [0.03] * 6,
+                "adjusted_deviation": [-11.5, 1.5, 12.0, 3.5e-15, 1.0, -1.0],
+                "standard_error": [1.0] * 6,
+                "degrees_of_freedom": [40.0] * 6,
+                "ci_low": [-13.5, -0.5, 10.0, -2.0, -1.0, -3.0],
+                "ci_high": [-9.5, 3.5, 14.0, 2.0, 3.0, 1.0],
+                "t_statistic": [-11.5, 1.5, 12.0, 0.0, 1.0, -1.0],
+                "p_value": [1e-8, 0.1, 1e-7, 1.0, 0.3, 0.3],
+                "p_value_sidak": [3e-8, 0.3, 3e-7, 1.0, 0.7, 0.7],
             }
         ),
         "challenges_tested": pd.DataFrame(
             {
-                "challenge_id": ["c1"],
-                "eligibility": ["tested"],
-                "is_selected": [True],
-                "selection_p_cutoff": [0.01],
+                "challenge_id": ["c1", "c2"],
+                "eligibility": ["tested", "tested"],
+                "is_selected": [True, False],
+                "selection_p_cutoff": [0.01, 0.01],
             }
         ),
     }
     with duckdb.connect() as connection:
+        register_udfs(connection)
         for name, frame in tables.items():
             connection.register(name, frame)
-        result = connection.sql(sql).fetchdf().set_index("model_family")
-    assert result.direction.to_dict() == {"f1": "none", "f2": "advantage", "f3": "advantage"}
-    assert result.is_flagged.to_dict() == {"f1": False, "f2": False, "f3": True}
+        result = connection.sql(sql).fetchdf().set_index(["challenge_id", "model_family"])
+    c1, c2 = result.loc["c1"], result.loc["c2"]
+    assert c2.direction.to_dict() == {"f1": "none", "f2": "advantage", "f3": "disadvantage"}
+    assert not c2.is_flagged.any() and c2.reference_excludes_family.isna().all()
+    # f1 was flagged at -11.5 only because f3's +17 lifted its reference
+    assert c1.adjusted_deviation.to_dict() == {
+        "f1": -10.000000000000004,
+        "f2": 10.000000000000004,
+        "f3": 12.0,
+    }
+    assert c1.reference_excludes_family.fillna("").to_dict() == {"f1": "f3", "f2": "f3", "f3": ""}
+    assert c1.is_significant.all()
+    assert c1.is_flagged.to_dict() == {"f1": False, "f2": False, "f3": True}
+    assert c1.direction.to_dict() == {"f1": "disadvantage", "f2": "advantage", "f3": "advantage"}
 
 
 def test_a_platform_where_every_attempt_scored_30_03_flags_and_estimates_nothing(
@@ -256,7 +277,9 @@ def test_the_lead_family_is_the_largest_effect_and_none_without_one(
 ) -> None:
     """The verdict's lead family (macro fairness_challenge_verdicts). A challenge with too
     few attempts has effects but no intervals: its largest |effect| leads, not the first
-    family by name. Where every effect is 0 and none has an interval, no family leads."""
+    family by name. Where every effect is 0 and none has an interval, no family leads. On
+    a flagged challenge the family the others were contrasted without leads, even where
+    a second flagged family's contrast against the rest came out larger."""
     sql = compile_inline(
         "{{ challenge_fairness.fairness_challenge_verdicts("
         "'challenges', 'challenges_tested', 'effects') }}",
@@ -272,20 +295,33 @@ def test_the_lead_family_is_the_largest_effect_and_none_without_one(
         "q_value": None,
     }
     tables = {
-        "challenges": pd.DataFrame({"challenge_id": ["c1", "c2"], "template_id": ["t", "t"]}),
+        "challenges": pd.DataFrame(
+            {"challenge_id": ["c1", "c2", "c3"], "template_id": ["t", "t", "t"]}
+        ),
         "challenges_tested": pd.DataFrame(
-            [{"challenge_id": "c1", **untested}, {"challenge_id": "c2", **untested}]
+            [
+                {"challenge_id": "c1", **untested},
+                {"challenge_id": "c2", **untested},
+                {
+                    "challenge_id": "c3",
+                    **untested,
+                    "eligibility": "tested",
+                    "p_value": 1e-9,
+                    "q_value": 1e-8,
+                },
+            ]
         ),
         "effects": pd.DataFrame(
             {
-                "challenge_id": ["c1"] * 3 + ["c2"] * 3,
-                "model_family": ["f1", "f2", "f3"] * 2,
-                "adjusted_deviation": [-1.0, 8.0, -7.0, 0.0, 4e-15, -0.0],
-                "ci_low": [None] * 6,
-                "ci_high": [None] * 6,
-                "interval_level": [0.95] * 6,
-                "is_flagged": [False] * 6,
-                "is_within_threshold": [None] * 6,
+                "challenge_id": ["c1"] * 3 + ["c2"] * 3 + ["c3"] * 3,
+                "model_family": ["f1", "f2", "f3"] * 3,
+                "adjusted_deviation": [-1.0, 8.0, -7.0, 0.0, 4e-15, -0.0, -20.8, -22.6, 1.0],
+                "reference_excludes_family": [None] * 6 + [None, "f1", "f1"],
+                "ci_low": [None] * 6 + [-24.1, -25.7, -2.0],
+                "ci_high": [None] * 6 + [-17.5, -19.5, 4.0],
+                "interval_level": [0.95] * 9,
+                "is_flagged": [False] * 6 + [True, True, False],
+                "is_within_threshold": [None] * 6 + [False, False, True],
             }
         ),
     }
@@ -296,4 +332,7 @@ def test_the_lead_family_is_the_largest_effect_and_none_without_one(
     assert result.lead_family["c1"] == "f2"
     assert result.lead_adjusted_deviation["c1"] == 8.0
     assert pd.isna(result.lead_family["c2"]) and pd.isna(result.lead_adjusted_deviation["c2"])
-    assert (result.verdict == "insufficient_evidence").all()
+    assert (result.verdict[["c1", "c2"]] == "insufficient_evidence").all()
+    assert result.verdict["c3"] == "flagged" and result.flagged_families["c3"] == 2
+    assert result.lead_family["c3"] == "f1"
+    assert result.lead_adjusted_deviation["c3"] == -20.8

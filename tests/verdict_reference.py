@@ -143,31 +143,89 @@ def adjusted_effects(tables: dict[str, pd.DataFrame], settings: dict | None = No
             effect = row.u - rest.u.mean()
             variance = row.v + rest.v.sum() / (k - 1) ** 2
             denominator = row.welch + rest.welch.sum() / (k - 1) ** 4
-            se = np.sqrt(variance)
-            df = variance**2 / denominator if denominator > 0 else np.nan
             record = {
                 "challenge_id": challenge,
                 "model_family": row.model_family,
                 "trim_proportion": row.trim_proportion,
-                "adjusted_deviation": effect,
-                "standard_error": se,
-                "degrees_of_freedom": df,
+                "u": row.u,
+                "v": row.v,
+                "welch": row.welch,
+                "k": k,
+                **contrast_test(effect, variance, denominator, k, s["alpha"]),
             }
-            if se > 0 and np.isfinite(df):
-                t = effect / se
-                p = 2 * stats.t.sf(abs(t), df)
-                low, high = stats.t.interval(1 - s["alpha"], df, loc=effect, scale=se)
-                record |= {
-                    "t_statistic": t,
-                    "p_value": p,
-                    "p_value_sidak": 1 - (1 - p) ** k,
-                    "ci_low": low,
-                    "ci_high": high,
-                }
             out.append(record)
     result = pd.DataFrame(out)
     result.attrs["abilities"] = with_ability.to_dict()
     return result
+
+
+def contrast_test(
+    effect: float, variance: float, welch_denominator: float, k: int, alpha: float
+) -> dict[str, float]:
+    """The Welch t test of one contrast, its interval and Sidak p over k contrasts."""
+    se = np.sqrt(variance)
+    df = variance**2 / welch_denominator if welch_denominator > 0 else np.nan
+    record = {"adjusted_deviation": effect, "standard_error": se, "degrees_of_freedom": df}
+    if se > 0 and np.isfinite(df):
+        t = effect / se
+        p = 2 * stats.t.sf(abs(t), df)
+        low, high = stats.t.interval(1 - alpha, df, loc=effect, scale=se)
+        record |= {
+            "t_statistic": t,
+            "p_value": p,
+            "p_value_sidak": 1 - (1 - p) ** k,
+            "ci_low": low,
+            "ci_high": high,
+        }
+    return record
+
+
+def without_lead(effects: pd.DataFrame, s: dict) -> pd.DataFrame:
+    """On a challenge with a flagged family, every other family contrasted without the lead.
+
+    The lead is the flagged family of the largest |effect| (to 9 decimals), then by name; it
+    keeps its contrast. With three or more families each other one is contrasted with the
+    mean of the families but itself and the lead, and tested and flagged again.
+    """
+    effects = effects.copy()
+    effects["reference_excludes_family"] = None
+    for _, group in effects.groupby("challenge_id"):
+        flagged = group[group.is_flagged]
+        if flagged.empty or len(group) < 3:
+            continue
+        order = flagged.assign(size=flagged.adjusted_deviation.abs().round(9)).sort_values(
+            ["size", "model_family"], ascending=[False, True]
+        )
+        lead = order.iloc[0]
+        k = len(group)
+        for index, row in group.iterrows():
+            if row.model_family == lead.model_family:
+                continue
+            rest = group[~group.model_family.isin([row.model_family, lead.model_family])]
+            record = contrast_test(
+                row.u - rest.u.mean(),
+                row.v + rest.v.sum() / (k - 2) ** 2,
+                row.welch + rest.welch.sum() / (k - 2) ** 4,
+                k,
+                s["alpha"],
+            )
+            for column, value in record.items():
+                effects.loc[index, column] = value
+            effects.loc[index, "reference_excludes_family"] = lead.model_family
+    return effects
+
+
+def flag(effects: pd.DataFrame, cutoff: float, s: dict) -> pd.DataFrame:
+    """is_significant, is_flagged and is_within from each effect's test."""
+    effects = effects.copy()
+    effects["is_significant"] = (effects.q_value < s["alpha"]) & (effects.p_value_sidak <= cutoff)
+    effects["is_flagged"] = effects.is_significant & (
+        effects.adjusted_deviation.abs().round(9) > s["family_deviation_threshold"]
+    )
+    effects["is_within"] = (effects.ci_low > -s["family_deviation_threshold"]) & (
+        effects.ci_high < s["family_deviation_threshold"]
+    )
+    return effects
 
 
 def effects_with_ability(effects: pd.DataFrame, challenge: str) -> list[str]:
@@ -218,13 +276,7 @@ def verdicts(
     selected = int((out.q_value < s["alpha"]).sum())
     cutoff = s["alpha"] * selected / max(int(tested.sum()), 1)
     effects = effects.merge(out[["challenge_id", "q_value"]], on="challenge_id")
-    effects["is_significant"] = (effects.q_value < s["alpha"]) & (effects.p_value_sidak <= cutoff)
-    effects["is_flagged"] = effects.is_significant & (
-        effects.adjusted_deviation.abs() > s["family_deviation_threshold"]
-    )
-    effects["is_within"] = (effects.ci_low > -s["family_deviation_threshold"]) & (
-        effects.ci_high < s["family_deviation_threshold"]
-    )
+    effects = flag(without_lead(flag(effects, cutoff, s), s), cutoff, s)
     by_challenge = effects.groupby("challenge_id").agg(
         flagged=("is_flagged", "any"), all_within=("is_within", "all")
     )

@@ -3,8 +3,9 @@
     verdict ('flagged', 'pass', 'insufficient_evidence', 'not_testable') with its reason
     and the lead family's effect, from fairness_challenges_tested and
     fairness_family_effects_flagged on the same partitions; `challenges` supplies
-    template_id. The lead family is the flagged one with the largest |effect|, else the one
-    whose interval reaches furthest from 0. A query.
+    template_id. The lead family is the flagged one with the largest |effect| (the one the
+    other families' contrasts leave out), else the one whose interval reaches furthest
+    from 0. A query.
 #}
 {% macro fairness_challenge_verdicts(
     challenges, challenges_tested, family_effects, partition_by=[]
@@ -23,11 +24,15 @@ described_effects as (
             || {{ format_number('ci_high', '%+.1f') }} || ')' as evidence,
         {#- rounded, so that floating noise never decides between mirror-image effects
             (two families' contrasts are each other's negatives): the family name does.
-            An untested challenge has no intervals: its largest |effect| leads. #}
+            An untested challenge has no intervals: its largest |effect| leads. A flagged
+            challenge's lead is the family the others were contrasted without
+            (fairness_family_effects_flagged), even where another family's contrast
+            against the rest came out larger. #}
         row_number() over (
             partition by {{ _partition_columns(none, p) }}challenge_id
             order by
                 is_flagged desc,
+                reference_excludes_family is null desc,
                 round(case
                     when is_flagged then abs(adjusted_deviation)
                     else greatest(abs(ci_low), abs(ci_high))

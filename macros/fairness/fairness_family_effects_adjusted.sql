@@ -13,7 +13,10 @@
     Yuen variance, the ability's variance, and the others' (over (K-1)^2); degrees of
     freedom by Welch-Satterthwaite over the cells' h - 1. The t test is two-sided, with
     p also Sidak-adjusted for the K contrasts of the challenge (a max-t test).
-    Floating sums run in family order, so every build gives the same bits.
+    Floating sums run in family order, so every build gives the same bits. The adjusted
+    score, its variance, its Welch term and their sums over the challenge are returned
+    too: on a flagged challenge, fairness_family_effects_flagged contrasts the other
+    families again without the lead.
 #}
 {% macro fairness_family_effects_adjusted(cells, abilities, partition_by=[]) -%}
 {%- set p = partition_by -%}
@@ -101,6 +104,12 @@ contrasted as (
         usable.trimmed_mean,
         usable.ability,
         challenge_sums.families as compared_families,
+        usable.adjusted_score,
+        usable.adjusted_score_variance,
+        usable.welch_term,
+        challenge_sums.adjusted_score_sum,
+        challenge_sums.variance_sum,
+        challenge_sums.welch_term_sum,
         usable.adjusted_score
             - (challenge_sums.adjusted_score_sum - usable.adjusted_score)
             / (challenge_sums.families - 1) as adjusted_deviation,
@@ -145,6 +154,12 @@ select
     trimmed_mean,
     ability,
     compared_families,
+    adjusted_score,
+    adjusted_score_variance,
+    welch_term,
+    adjusted_score_sum,
+    variance_sum,
+    welch_term_sum,
     adjusted_deviation,
     standard_error,
     degrees_of_freedom,
