@@ -61,3 +61,46 @@ def test_only_the_biased_family_is_flagged(tmp_path_factory: pytest.TempPathFact
     # elsewhere nothing is left out
     elsewhere = effects[~effects.challenge_id.isin(["ch-s05", "ch-s07"])]
     assert elsewhere.reference_excludes_family.isna().all()
+
+
+def test_with_two_families_the_leaderboard_closes_the_gap_once(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Two families' contrasts are mirror images: both are flagged (either family's bias
+    reads the same), and the bias-adjusted leaderboard takes half of each. Before, it took
+    both whole, which moved the two families' scores apart by twice the gap."""
+    from hardening_platforms import VERDICT_SELECTION, build_platform
+
+    planted = tuple((challenge, "fam01", -25.0) for challenge in ("ch-s05", "ch-s06", "ch-s07"))
+    spec = PlatformSpec(
+        seed=1,
+        n_attempts=30_000,
+        families=("fam00", "fam01"),
+        planted_family_biases=planted,
+        planted_hard_combinations=(),
+    )
+    platform = generate_platform(spec)
+    tables = {name: platform.tables[name].to_pylist() for name in SCHEMAS}
+    built = build_platform(
+        tables,
+        tmp_path_factory.mktemp("two_families"),
+        select=[*VERDICT_SELECTION, "+fct_leaderboard"],
+    )
+    assert built["run"].success, built["run"].output
+
+    effects = built["tables"]["main.fct_family_adjusted_effects"]
+    flagged = effects[effects.is_flagged].pivot(
+        index="challenge_id", columns="model_family", values="adjusted_deviation"
+    )
+    assert sorted(flagged.index) == ["ch-s05", "ch-s06", "ch-s07"]
+    assert list(flagged.fam00) == pytest.approx(list(-flagged.fam01), rel=1e-12)
+    assert (flagged.fam01 < -15).all()
+    assert effects.reference_excludes_family.isna().all()
+
+    leaderboard = built["tables"]["main.fct_leaderboard"]
+    shift = (leaderboard.score_bias_adjusted - leaderboard.score).groupby(leaderboard.model_family)
+    assert (shift.max() - shift.min() < 1e-9).all()  # one shift per family
+    challenges = leaderboard.challenges.iloc[0]
+    assert (leaderboard.challenges == challenges).all()
+    gap_closed = shift.mean()["fam01"] - shift.mean()["fam00"]
+    assert gap_closed == pytest.approx(flagged.fam00.sum() / challenges, rel=1e-9)

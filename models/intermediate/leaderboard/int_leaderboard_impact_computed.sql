@@ -3,8 +3,9 @@
     compressed agent x challenge facts (int_agent_challenge_scores_summarised, never
     attempts), with its seeded bootstrap over challenges and the two counterfactuals.
     A challenge is flagged when its all-time verdict is 'flagged'; on it, each flagged
-    family's ability-adjusted effect (int_family_effects_flagged, window 'all') is the
-    adjustment subtracted from that family's agents' mean scores. The struct lists one
+    family's ability-adjusted effect (int_family_effects_flagged, window 'all'; half of
+    it with two families on the challenge) is the adjustment subtracted from that
+    family's agents' mean scores. The struct lists one
     standing per agent with scored attempts and one impact per flagged challenge
     (int_leaderboard_agents_ranked, fct_leaderboard_challenge_impact unnest them).
     Rebuilt from the facts on every run, so an incremental run equals a full refresh.
@@ -22,9 +23,21 @@ verdicts as (
 ),
 
 family_effects as (
-    select * from {{ ref('int_family_effects_flagged') }}
+    {#- With two families on a challenge their contrasts are mirror images (+d and -d),
+        and either family's bias explains the gap: half of it is taken from each, which
+        closes the gap once (taking both whole closed it twice). The ranks are those of
+        either attribution. #}
+    select
+        challenge_id,
+        model_family,
+        case
+            when count(adjusted_deviation) over (partition by challenge_id) = 2
+                then adjusted_deviation / 2
+            else adjusted_deviation
+        end as adjustment
+    from {{ ref('int_family_effects_flagged') }}
     where verdict_window = 'all'
-        and is_flagged
+    qualify is_flagged
 ),
 
 cells_adjusted as (
@@ -33,7 +46,7 @@ cells_adjusted as (
         cells.challenge_id,
         cells.scored_attempts,
         cells.score_sum,
-        coalesce(family_effects.adjusted_deviation, 0.0) as adjustment,
+        coalesce(family_effects.adjustment, 0.0) as adjustment,
         verdicts.challenge_id is not null as is_flagged_challenge
     from cells
     left join verdicts
