@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
@@ -375,3 +376,33 @@ def test_scores_between_0_and_1_fail_the_build_unless_a_var_allows_it(tmp_path: 
     assert run.success, run.output
     assert findings(database, "unusable_input").empty
     assert "GATE FAILED" not in build_summary(database)[0]
+
+
+def test_family_labels_differing_only_in_case_fail_the_build_unless_a_var_allows_it(
+    tmp_path: Path,
+) -> None:
+    """A models table that labels one gpt model 'GPT ' is clean row by row, but the verdict
+    would judge 'GPT ' and 'gpt' as two families, each with part of the attempts. The gate
+    says so, naming both labels and their models, instead of judging them apart."""
+    raw = tmp_path / "raw"
+    write_parquet(generate_platform(PlatformSpec(seed=4, n_attempts=20_000)), str(raw))
+    models = pq.read_table(raw / "models.parquet")
+    families = models["model_family"].to_pylist()
+    first_gpt = families.index("gpt")
+    families[first_gpt] = "GPT "
+    column = models.schema.get_field_index("model_family")
+    relabelled = models.set_column(column, "model_family", pa.array(families, pa.string()))
+    pq.write_table(relabelled, raw / "models.parquet")
+    model_id = models["model_id"][first_gpt].as_py()
+    database = tmp_path / "labels.duckdb"
+    dbt_vars = {"raw_parquet_dir": str(raw), "fairness_gate_severity": "warn"}
+    run = run_dbt(["build"], database=database, work_dir=tmp_path, dbt_vars=dbt_vars)
+    assert not run.success
+    (problem,) = findings(database, "unusable_input").itertuples()
+    assert (problem.check_name, problem.checked_object) == ("family_labels_ambiguous", "models")
+    assert f'model families "GPT " ({model_id}) and "gpt" (' in run.output
+    assert "fairness_gate_allow_similar_family_labels: true" in run.output
+    allowed = {**dbt_vars, "fairness_gate_allow_similar_family_labels": True}
+    run = run_dbt(GATE_ONLY, database=database, work_dir=tmp_path, dbt_vars=allowed)
+    assert run.success, run.output
+    assert findings(database, "unusable_input").empty

@@ -263,6 +263,10 @@ fairness_gate_allow_unit_scores:
   type: boolean
   default: false
   description: "true: a platform whose scores all lie between 0 and 1 passes the gate (scores are points 0..100; 0..1 is read as fractions or pass/fail coded 0/1)."
+fairness_gate_allow_similar_family_labels:
+  type: boolean
+  default: false
+  description: "true: model_family labels that differ only in case, Unicode composition or surrounding spaces ('GPT' and 'gpt ') pass the gate as different families (family_labels_ambiguous; docs/gate.md)."
 fairness_gate_allow_no_testable_challenges:
   type: boolean
   default: false

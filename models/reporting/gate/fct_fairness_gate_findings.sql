@@ -232,8 +232,9 @@ numbered as (
                     when 'required_table_unusable' then 1
                     when 'rejected_share_above_limit' then 2
                     when 'scores_not_points' then 3
-                    when 'no_testable_challenge' then 4
-                    when 'no_gate_suites' then 5
+                    when 'family_labels_ambiguous' then 4
+                    when 'no_testable_challenge' then 5
+                    when 'no_gate_suites' then 6
                 end,
                 cause_precedence is null,
                 cause_findings desc,

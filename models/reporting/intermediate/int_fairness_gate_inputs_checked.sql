@@ -16,6 +16,10 @@
         (fractions, or pass/fail coded 0/1): scores are points 0..100, and no effect on
         such a scale could reach family_deviation_threshold (unless
         `fairness_gate_allow_unit_scores`).
+      - family_labels_ambiguous: two clean model_family labels differ only in case,
+        Unicode composition or surrounding white space ('GPT' and 'gpt '): they are judged
+        as two families, each with part of the attempts (unless
+        `fairness_gate_allow_similar_family_labels`).
       - no_testable_challenge: no challenge could be tested (unless
         `fairness_gate_allow_no_testable_challenges`).
       - no_gate_suites: `fairness_gate_suites` is empty (unless
@@ -27,6 +31,7 @@
 {%- set allowed = {} -%}
 {%- for name in [
     'fairness_gate_allow_unit_scores',
+    'fairness_gate_allow_similar_family_labels',
     'fairness_gate_allow_no_testable_challenges',
     'fairness_gate_allow_empty_suites',
 ] -%}
@@ -46,6 +51,10 @@ rejected_rows as (
 challenges_tested as (
     select * from {{ ref('int_challenges_tested') }}
     where verdict_window = 'all'
+),
+
+models as (
+    select * from {{ ref('stg_platform__models') }}
 ),
 
 score_counts as (
@@ -172,6 +181,47 @@ score_scale_checked as (
     where highest_score is not null
 ),
 
+family_labels as (
+    select
+        lower(trim(nfc_normalize(model_family))) as folded_label,
+        model_family,
+        string_agg(model_id, ', ' order by model_id) as model_ids
+    from models
+    group by lower(trim(nfc_normalize(model_family))), model_family
+),
+
+ambiguous_labels as (
+    select
+        folded_label,
+        string_agg(
+            '"' || model_family || '" (' || model_ids || ')', ' and ' order by model_family
+        ) as described
+    from family_labels
+    group by folded_label
+    having count(*) > 1
+),
+
+family_labels_checked as (
+    select
+        'family_labels_ambiguous' as check_name,
+        'models' as checked_object,
+        count(*) > 0 as is_failed,
+        {{ allowed['fairness_gate_allow_similar_family_labels'] }} as is_allowed,
+        cast(count(*) as double) as observed_value,
+        cast(null as double) as threshold,
+        cast(null as varchar) as threshold_parameter,
+        case
+            when count(*) = 0 then 'no two model_family labels differ only in case or spaces'
+            else 'model families ' || string_agg(described, '; ' order by folded_label)
+                || ' differ only in case, Unicode composition or surrounding spaces: they are'
+                || ' judged as different families, each with part of the attempts; give each'
+                || ' family one label in the models table, or set'
+                || ' fairness_gate_allow_similar_family_labels: true if they are different'
+                || ' families'
+        end as message
+    from ambiguous_labels
+),
+
 eligibility_counted as (
     select
         eligibility,
@@ -221,6 +271,8 @@ checked as (
     select * from optional_tables_checked
     union all
     select * from score_scale_checked
+    union all
+    select * from family_labels_checked
     union all
     select * from testable_checked
     union all
