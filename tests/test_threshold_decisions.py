@@ -291,6 +291,8 @@ def test_the_lead_family_is_the_largest_effect_and_none_without_one(
         "attempts": 60,
         "families": 3,
         "smallest_family_attempts": 20,
+        "unjudged_families": 0,
+        "unjudged_reason": None,
         "p_value": None,
         "q_value": None,
     }
@@ -336,3 +338,49 @@ def test_the_lead_family_is_the_largest_effect_and_none_without_one(
     assert result.verdict["c3"] == "flagged" and result.flagged_families["c3"] == 2
     assert result.lead_family["c3"] == "f1"
     assert result.lead_adjusted_deviation["c3"] == -20.8
+
+
+def test_a_family_with_few_attempts_does_not_hide_another_familys_bias(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A family with fewer than min_family_attempts on a challenge is left out of its test
+    (it stays in the others' reference), not a veto: before, claude's 6 attempts made
+    ch-s05 'insufficient_evidence' while gpt was -22.9 points (CI -27.2 to -18.6) on 161
+    attempts. A challenge with a family not judged never passes."""
+    import numpy as np
+    from challenge_fairness.demo import SCHEMAS, PlatformSpec, generate_platform
+    from hardening_platforms import build_platform
+
+    spec = PlatformSpec(
+        seed=1,
+        n_attempts=60_000,
+        planted_family_biases=(("ch-s05", "gpt", -25.0),),
+        planted_hard_combinations=(),
+    )
+    platform = generate_platform(spec)
+    tables = {name: platform.tables[name].to_pylist() for name in SCHEMAS}
+    family_of_model = {row["model_id"]: row["model_family"] for row in tables["models"]}
+    claude_agents = {
+        row["agent_id"] for row in tables["agents"] if family_of_model[row["model_id"]] == "claude"
+    }
+    keep = np.random.default_rng(1).random(len(tables["attempts"])) < 0.04
+    tables["attempts"] = [
+        row
+        for row, kept in zip(tables["attempts"], keep, strict=True)
+        if kept or row["agent_id"] not in claude_agents
+    ]
+    built = build_platform(tables, tmp_path_factory.mktemp("thin_family"))
+    assert built["run"].success, built["run"].output
+
+    verdicts = built["tables"]["main.fct_challenge_verdicts"].set_index("challenge_id")
+    effects = built["tables"]["main.fct_family_adjusted_effects"]
+    claude = effects[effects.model_family == "claude"].set_index("challenge_id")
+    assert list(verdicts.index[verdicts.verdict == "flagged"]) == ["ch-s05"]
+    assert verdicts.lead_family["ch-s05"] == "gpt"
+    assert claude.attempts["ch-s05"] < 10 and not claude.is_judged["ch-s05"]
+    assert "(not judged: family claude has only" in verdicts.reason["ch-s05"]
+    thin = claude.index[claude.attempts < 10]
+    assert len(thin) > 30
+    assert not claude.is_judged[thin].any() and not claude.is_significant[thin].any()
+    assert (verdicts.verdict[thin] != "pass").all()
+    assert claude.is_judged[claude.attempts >= 10].all()

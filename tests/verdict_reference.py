@@ -147,6 +147,7 @@ def adjusted_effects(tables: dict[str, pd.DataFrame], settings: dict | None = No
                 "challenge_id": challenge,
                 "model_family": row.model_family,
                 "trim_proportion": row.trim_proportion,
+                "attempts": row.n,
                 "u": row.u,
                 "v": row.v,
                 "welch": row.welch,
@@ -216,9 +217,13 @@ def without_lead(effects: pd.DataFrame, s: dict) -> pd.DataFrame:
 
 
 def flag(effects: pd.DataFrame, cutoff: float, s: dict) -> pd.DataFrame:
-    """is_significant, is_flagged and is_within from each effect's test."""
+    """is_significant, is_flagged and is_within from each effect's test; a family with
+    fewer than min_family_attempts on the challenge is not judged (never significant)."""
     effects = effects.copy()
-    effects["is_significant"] = (effects.q_value < s["alpha"]) & (effects.p_value_sidak <= cutoff)
+    effects["is_judged"] = effects.attempts >= s["min_family_attempts"]
+    effects["is_significant"] = (
+        (effects.q_value < s["alpha"]) & effects.is_judged & (effects.p_value_sidak <= cutoff)
+    )
     effects["is_flagged"] = effects.is_significant & (
         effects.adjusted_deviation.abs().round(9) > s["family_deviation_threshold"]
     )
@@ -250,15 +255,22 @@ def verdicts(
         )
         scores = scored.score[scored.challenge_id == challenge]
         mine = effects[effects.challenge_id == challenge] if len(effects) else effects
+        # judged: enough attempts on the challenge and an ability from the others; the
+        # other families stay in the reference but are not tested
+        with_ability = set(effects_with_ability(effects, challenge))
+        judged = [
+            family
+            for family, count in family_counts.items()
+            if count >= s["min_family_attempts"] and family in with_ability
+        ]
+        tested = mine[mine.model_family.isin(judged)] if len(mine) else mine
         if family_counts.sum() < s["min_attempts"]:
             eligibility = "insufficient_evidence"
         elif len(family_counts) < 2 or scores.nunique() == 1:
             eligibility = "not_testable"
-        elif family_counts.min() < s["min_family_attempts"]:
+        elif len(judged) < 2:
             eligibility = "insufficient_evidence"
-        elif not set(family_counts.index) <= set(effects_with_ability(effects, challenge)):
-            eligibility = "insufficient_evidence"  # a family without an ability estimate
-        elif len(mine) < len(family_counts) or mine.p_value_sidak.isna().any():
+        elif len(tested) < len(judged) or tested.p_value_sidak.isna().any():
             eligibility = "not_testable"
         else:
             eligibility = "tested"
@@ -266,7 +278,8 @@ def verdicts(
             {
                 "challenge_id": challenge,
                 "eligibility": eligibility,
-                "p_value": mine.p_value_sidak.min() if eligibility == "tested" else np.nan,
+                "unjudged": len(family_counts) - len(judged),
+                "p_value": tested.p_value_sidak.min() if eligibility == "tested" else np.nan,
             }
         )
     out = pd.DataFrame(rows)
@@ -287,7 +300,11 @@ def verdicts(
         np.where(
             out.flagged.fillna(False).astype(bool),
             "flagged",
-            np.where(out.all_within.fillna(False).astype(bool), "pass", "insufficient_evidence"),
+            np.where(
+                out.all_within.fillna(False).astype(bool) & (out.unjudged == 0),
+                "pass",
+                "insufficient_evidence",
+            ),
         ),
     )
     return out, effects

@@ -81,7 +81,7 @@ min_family_attempts:
   type: integer
   min: 2
   default: 10
-  description: Scored attempts every family needs on a judged challenge.
+  description: Scored attempts a family needs on a challenge to be judged there; a family with fewer stays in the others' reference, and the challenge is tested on two or more judged families but cannot pass.
 trim_proportion:
   type: number
   min: 0

@@ -76,7 +76,8 @@ verdicts as (
         case
             when challenges_tested.eligibility <> 'tested' then challenges_tested.eligibility
             when effect_summaries.flagged_families > 0 then 'flagged'
-            when effect_summaries.uncertain_families > 0 then 'insufficient_evidence'
+            when effect_summaries.uncertain_families > 0
+                or challenges_tested.unjudged_families > 0 then 'insufficient_evidence'
             else 'pass'
         end as verdict,
         case
@@ -87,10 +88,16 @@ verdicts as (
                 || ' significant after FDR control (q = '
                 || {{ format_number('challenges_tested.q_value', '%.2g') }}
                 || ' < alpha = {{ var("alpha") }}) and larger than family_deviation_threshold = {{ threshold }}'
+                || coalesce(' (not judged: ' || challenges_tested.unjudged_reason || ')', '')
             when effect_summaries.uncertain_families > 0 then
                 'no family is significantly beyond the threshold, but '
                 || effect_summaries.lead_evidence
-                || ' could exceed family_deviation_threshold = {{ threshold }}: more attempts needed'
+                || ' could exceed family_deviation_threshold = {{ threshold }}'
+                || coalesce(', and ' || challenges_tested.unjudged_reason, '')
+                || ': more attempts needed'
+            when challenges_tested.unjudged_families > 0 then
+                'no judged family is beyond family_deviation_threshold = {{ threshold }}, but '
+                || challenges_tested.unjudged_reason || ': more attempts needed'
             else
                 'every family is within family_deviation_threshold = {{ threshold }} of the others'
                 || ' after ability adjustment, with confidence (largest: '

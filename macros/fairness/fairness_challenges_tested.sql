@@ -1,8 +1,15 @@
 {#
     One row per row of `challenges` (challenge_id plus the partition columns): whether the
     challenge can be judged on the partition's attempts (eligibility, with its reason), and
-    for those that can, the max-t test across its families (the smallest Sidak-adjusted p)
-    with Benjamini-Hochberg q-values across the partition's judged challenges.
+    for those that can, the max-t test across its judged families (the smallest
+    Sidak-adjusted p). A family is judged on a challenge with at least min_family_attempts
+    scored attempts there and an ability from its other challenges; the others are left
+    out of the test (still in the other families' reference, with their variance), as in
+    the A/B and briefing-style detectors, and the challenge is tested when two families
+    can be judged (`unjudged_families`, `unjudged_reason`; such a challenge cannot pass:
+    fairness_challenge_verdicts). Before, one family with 6 attempts made a challenge
+    'insufficient_evidence' whatever the others showed. Benjamini-Hochberg q-values are
+    taken across the partition's tested challenges.
     `selection_p_cutoff` is the level at which a family's own Sidak-adjusted p counts as
     significant inside a selected challenge: alpha * selected / judged (Benjamini &
     Bogomolov's selective inference). Inputs: fairness_families_summarised,
@@ -12,6 +19,7 @@
     challenges, family_summaries, abilities, effects, partition_by=[]
 ) -%}
 {%- set p = partition_by -%}
+{%- set min_family = var('min_family_attempts') -%}
 with
 
 scored_families as (
@@ -19,7 +27,7 @@ scored_families as (
     where scored_attempts > 0
 ),
 
-coverage as (
+counted_families as (
     select
         {{ _partition_columns('scored_families', p) }}scored_families.challenge_id,
         cast(sum(scored_families.scored_attempts) as bigint) as attempts,
@@ -33,6 +41,11 @@ coverage as (
         count(*) filter (where abilities.ability is null) as families_without_ability,
         min(scored_families.model_family) filter (where abilities.ability is null)
             as family_without_ability,
+        {#- judged: enough attempts here and an ability from the other challenges #}
+        count(*) filter (
+            where scored_families.scored_attempts >= {{ min_family }}
+                and abilities.ability is not null
+        ) as judged_families,
         min(scored_families.mean_score) = max(scored_families.mean_score)
             and max(coalesce(scored_families.variance_score, 0)) = 0 as is_constant
     from scored_families
@@ -43,6 +56,21 @@ coverage as (
     group by {{ _partition_columns('scored_families', p) }}scored_families.challenge_id
 ),
 
+coverage as (
+    {#- why a family is not judged on the challenge: too few attempts here first #}
+    select
+        *,
+        case
+            when smallest_family_attempts < {{ min_family }}
+                then 'family ' || smallest_family || ' has only ' || smallest_family_attempts
+                    || ' scored attempts, fewer than min_family_attempts = {{ min_family }}'
+            when families_without_ability > 0
+                then 'family ' || family_without_ability
+                    || ' has no scored attempts on other challenges to estimate its ability from'
+        end as unjudged_reason
+    from counted_families
+),
+
 max_t as (
     select
         {{ _partition_columns(none, p) }}challenge_id,
@@ -50,6 +78,8 @@ max_t as (
         min(p_value_sidak) as p_value,
         count(*) filter (where p_value_sidak is null) as untestable_contrasts
     from {{ effects }}
+    {#- a family with too few attempts here is left out of the test, not a veto on it #}
+    where attempts >= {{ min_family }}
     group by {{ _partition_columns(none, p) }}challenge_id
 ),
 
@@ -65,11 +95,9 @@ eligibility as (
             when coalesce(coverage.attempts, 0) < {{ var('min_attempts') }}
                 then 'insufficient_evidence'
             when coverage.families < 2 or coverage.is_constant then 'not_testable'
-            when coverage.smallest_family_attempts < {{ var('min_family_attempts') }}
-                then 'insufficient_evidence'
-            when coverage.families_without_ability > 0 then 'insufficient_evidence'
+            when coverage.judged_families < 2 then 'insufficient_evidence'
             when max_t.p_value is null or max_t.untestable_contrasts > 0
-                or max_t.tested_families < coverage.families then 'not_testable'
+                or max_t.tested_families < coverage.judged_families then 'not_testable'
             else 'tested'
         end as eligibility,
         case
@@ -79,18 +107,14 @@ eligibility as (
             when coverage.families < 2
                 then 'only one model family (' || coverage.smallest_family || ') has scored attempts'
             when coverage.is_constant then 'every scored attempt has the same score'
-            when coverage.smallest_family_attempts < {{ var('min_family_attempts') }}
-                then 'family ' || coverage.smallest_family || ' has only '
-                    || coverage.smallest_family_attempts
-                    || ' scored attempts, fewer than min_family_attempts = '
-                    || {{ var('min_family_attempts') }}
-            when coverage.families_without_ability > 0
-                then 'family ' || coverage.family_without_ability
-                    || ' has no scored attempts on other challenges to estimate its ability from'
+            when coverage.judged_families < 2
+                then 'fewer than two families can be judged: ' || coverage.unjudged_reason
             when max_t.p_value is null or max_t.untestable_contrasts > 0
-                or max_t.tested_families < coverage.families
+                or max_t.tested_families < coverage.judged_families
                 then 'the adjusted effects have no variation to test (scores constant after trimming)'
-        end as eligibility_reason
+        end as eligibility_reason,
+        coverage.families - coverage.judged_families as unjudged_families,
+        coverage.unjudged_reason
     from {{ challenges }} as challenges
     left join coverage
         on challenges.challenge_id = coverage.challenge_id
@@ -129,6 +153,8 @@ select
     eligibility.smallest_family_attempts,
     eligibility.eligibility,
     eligibility.eligibility_reason,
+    eligibility.unjudged_families,
+    eligibility.unjudged_reason,
     case when eligibility.eligibility = 'tested' then eligibility.p_value end as p_value,
     q_values.q_value,
     coalesce(q_values.q_value < {{ var('alpha') }}, false) as is_selected,

@@ -1,8 +1,9 @@
 {#
     One row per (partition..., challenge, model family) with scored attempts: the family's
-    ability-adjusted effect with its interval, and whether it is significant (the challenge
-    is selected by Benjamini-Hochberg and the family's Sidak p is within the
-    Benjamini-Bogomolov cutoff), flagged (significant and beyond
+    ability-adjusted effect with its interval, whether it is judged (at least
+    min_family_attempts scored attempts here, and an effect), and whether it is
+    significant (judged, the challenge is selected by Benjamini-Hochberg and the family's
+    Sidak p is within the Benjamini-Bogomolov cutoff), flagged (significant and beyond
     family_deviation_threshold) or confidently within the threshold (interval inside it).
     Inputs are the outputs of the other fairness_* macros on the same partitions. A query.
 
@@ -52,8 +53,13 @@ joined as (
         challenges_tested.eligibility = 'tested' as is_challenge_tested,
         challenges_tested.is_selected as is_challenge_selected,
         challenges_tested.selection_p_cutoff,
+        {#- a family with fewer than min_family_attempts here is in the others' reference
+            but is not tested itself (fairness_challenges_tested) #}
+        family_summaries.scored_attempts >= {{ var('min_family_attempts') }}
+            and effects.adjusted_deviation is not null as is_judged,
         challenges_tested.eligibility = 'tested'
             and challenges_tested.is_selected
+            and family_summaries.scored_attempts >= {{ var('min_family_attempts') }}
             and effects.p_value_sidak <= challenges_tested.selection_p_cutoff as is_significant
     from {{ family_summaries }} as family_summaries
     inner join {{ challenges_tested }} as challenges_tested
@@ -166,6 +172,7 @@ stepped_down as (
                 when retested.model_family is not null then
                     first_pass.is_challenge_tested
                     and first_pass.is_challenge_selected
+                    and first_pass.is_judged
                     and retested.test.p_value_sidak <= first_pass.selection_p_cutoff
                 else first_pass.is_significant
             end as is_significant

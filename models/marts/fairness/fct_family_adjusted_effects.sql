@@ -40,6 +40,7 @@ select
     cast(p_value_sidak as double) as p_value_sidak,
     cast(direction as varchar) as direction,
     cast(is_challenge_tested as boolean) as is_challenge_tested,
+    cast(coalesce(is_judged, false) as boolean) as is_judged,
     cast(coalesce(is_significant, false) as boolean) as is_significant,
     cast(is_flagged as boolean) as is_flagged,
     cast(is_within_threshold as boolean) as is_within_threshold
