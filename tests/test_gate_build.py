@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,23 @@ def gate_test(results: dict[str, dict[str, Any]], name: str) -> dict[str, Any]:
         r for uid, r in results.items() if uid.startswith(f"test.challenge_fairness.{name}.")
     ]
     return result
+
+
+def build_with_column_replaced(
+    tmp_path: Path, table: str, column: str, replace: Callable[[pa.ChunkedArray], Any]
+) -> tuple[Path, dict[str, Any], DbtRun, pa.Table]:
+    """The seed-4 platform of 20k attempts with one raw column rewritten by `replace`,
+    built with the gate at warn: (database, vars, the run, the table as generated)."""
+    raw = tmp_path / "raw"
+    write_parquet(generate_platform(PlatformSpec(seed=4, n_attempts=20_000)), str(raw))
+    original = pq.read_table(raw / f"{table}.parquet")
+    position = original.schema.get_field_index(column)
+    replaced = original.set_column(position, column, replace(original[column]))
+    pq.write_table(replaced, raw / f"{table}.parquet")
+    database = tmp_path / f"{table}_{column}.duckdb"
+    dbt_vars = {"raw_parquet_dir": str(raw), "fairness_gate_severity": "warn"}
+    run = run_dbt(["build"], database=database, work_dir=tmp_path, dbt_vars=dbt_vars)
+    return database, dbt_vars, run, original
 
 
 def findings(database: Path, kind: str = "fairness_finding") -> Any:
@@ -345,15 +363,9 @@ def test_scores_between_0_and_1_fail_the_build_unless_a_var_allows_it(tmp_path: 
     """Scores written as fractions (or pass/fail as 0/1) are in range, so no row is
     rejected, but no effect on that scale can reach family_deviation_threshold (10 points):
     every challenge would pass. The gate says so instead of passing."""
-    raw = tmp_path / "raw"
-    write_parquet(generate_platform(PlatformSpec(seed=4, n_attempts=20_000)), str(raw))
-    attempts = pq.read_table(raw / "attempts.parquet")
-    column = attempts.schema.get_field_index("score")
-    fractions = pc.divide(attempts["score"], 100.0)
-    pq.write_table(attempts.set_column(column, "score", fractions), raw / "attempts.parquet")
-    database = tmp_path / "fractions.duckdb"
-    dbt_vars = {"raw_parquet_dir": str(raw), "fairness_gate_severity": "warn"}
-    run = run_dbt(["build"], database=database, work_dir=tmp_path, dbt_vars=dbt_vars)
+    database, dbt_vars, run, _ = build_with_column_replaced(
+        tmp_path, "attempts", "score", lambda scores: pc.divide(scores, 100.0)
+    )
     assert not run.success
     (problem,) = findings(database, "unusable_input").itertuples()
     assert (problem.check_name, problem.checked_object) == ("scores_not_points", "attempts")
@@ -384,19 +396,16 @@ def test_family_labels_differing_only_in_case_fail_the_build_unless_a_var_allows
     """A models table that labels one gpt model 'GPT ' is clean row by row, but the verdict
     would judge 'GPT ' and 'gpt' as two families, each with part of the attempts. The gate
     says so, naming both labels and their models, instead of judging them apart."""
-    raw = tmp_path / "raw"
-    write_parquet(generate_platform(PlatformSpec(seed=4, n_attempts=20_000)), str(raw))
-    models = pq.read_table(raw / "models.parquet")
-    families = models["model_family"].to_pylist()
-    first_gpt = families.index("gpt")
-    families[first_gpt] = "GPT "
-    column = models.schema.get_field_index("model_family")
-    relabelled = models.set_column(column, "model_family", pa.array(families, pa.string()))
-    pq.write_table(relabelled, raw / "models.parquet")
-    model_id = models["model_id"][first_gpt].as_py()
-    database = tmp_path / "labels.duckdb"
-    dbt_vars = {"raw_parquet_dir": str(raw), "fairness_gate_severity": "warn"}
-    run = run_dbt(["build"], database=database, work_dir=tmp_path, dbt_vars=dbt_vars)
+
+    def relabel_first_gpt(column: pa.ChunkedArray) -> pa.Array:
+        families = column.to_pylist()
+        families[families.index("gpt")] = "GPT "
+        return pa.array(families, pa.string())
+
+    database, dbt_vars, run, models = build_with_column_replaced(
+        tmp_path, "models", "model_family", relabel_first_gpt
+    )
+    model_id = models["model_id"][models["model_family"].to_pylist().index("gpt")].as_py()
     assert not run.success
     (problem,) = findings(database, "unusable_input").itertuples()
     assert (problem.check_name, problem.checked_object) == ("family_labels_ambiguous", "models")

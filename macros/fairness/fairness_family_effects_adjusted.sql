@@ -110,15 +110,15 @@ contrasted as (
         challenge_sums.adjusted_score_sum,
         challenge_sums.variance_sum,
         challenge_sums.welch_term_sum,
-        usable.adjusted_score
-            - (challenge_sums.adjusted_score_sum - usable.adjusted_score)
-            / (challenge_sums.families - 1) as adjusted_deviation,
-        usable.adjusted_score_variance
-            + (challenge_sums.variance_sum - usable.adjusted_score_variance)
-            / power(challenge_sums.families - 1, 2) as adjusted_deviation_variance,
-        usable.welch_term
-            + (challenge_sums.welch_term_sum - usable.welch_term)
-            / power(challenge_sums.families - 1, 4) as welch_denominator
+        {{ _family_contrast_columns(
+            'usable.adjusted_score',
+            'usable.adjusted_score_variance',
+            'usable.welch_term',
+            'challenge_sums.adjusted_score_sum - usable.adjusted_score',
+            'challenge_sums.variance_sum - usable.adjusted_score_variance',
+            'challenge_sums.welch_term_sum - usable.welch_term',
+            'challenge_sums.families - 1',
+        ) }}
     from usable
     inner join challenge_sums
         on usable.challenge_id = challenge_sums.challenge_id
@@ -129,11 +129,7 @@ contrasted as (
 tested as (
     select
         *,
-        sqrt(adjusted_deviation_variance) as standard_error,
-        case
-            when welch_denominator > 0
-                then adjusted_deviation_variance * adjusted_deviation_variance / welch_denominator
-        end as degrees_of_freedom
+        {{ _family_contrast_error() }}
     from contrasted
 ),
 

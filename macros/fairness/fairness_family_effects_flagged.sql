@@ -111,16 +111,15 @@ recontrasted as (
         first_pass.model_family,
         leads.lead_family,
         first_pass.compared_families,
-        first_pass.adjusted_score
-            - (first_pass.adjusted_score_sum - first_pass.adjusted_score - leads.lead_score)
-            / (first_pass.compared_families - 2) as adjusted_deviation,
-        first_pass.adjusted_score_variance
-            + (first_pass.variance_sum - first_pass.adjusted_score_variance
-                - leads.lead_variance)
-            / power(first_pass.compared_families - 2, 2) as adjusted_deviation_variance,
-        first_pass.welch_term
-            + (first_pass.welch_term_sum - first_pass.welch_term - leads.lead_welch_term)
-            / power(first_pass.compared_families - 2, 4) as welch_denominator
+        {{ _family_contrast_columns(
+            'first_pass.adjusted_score',
+            'first_pass.adjusted_score_variance',
+            'first_pass.welch_term',
+            'first_pass.adjusted_score_sum - first_pass.adjusted_score - leads.lead_score',
+            'first_pass.variance_sum - first_pass.adjusted_score_variance - leads.lead_variance',
+            'first_pass.welch_term_sum - first_pass.welch_term - leads.lead_welch_term',
+            'first_pass.compared_families - 2',
+        ) }}
     from first_pass
     inner join leads
         on first_pass.challenge_id = leads.challenge_id
@@ -134,48 +133,43 @@ retested as (
     select
         *,
         {{ contrast_test(
-            'adjusted_deviation', 'sqrt(adjusted_deviation_variance)',
-            'case when welch_denominator > 0 then adjusted_deviation_variance'
-                ~ ' * adjusted_deviation_variance / welch_denominator end',
+            'adjusted_deviation', 'standard_error', 'degrees_of_freedom',
             var('alpha'), 'compared_families'
         ) }} as test
-    from recontrasted
+    from (
+        select
+            *,
+            {{ _family_contrast_error() }}
+        from recontrasted
+    ) as recontrasted
 ),
 
 stepped_down as (
+    {#- the re-tested families take their new test; the others keep the first one #}
     select
         first_pass.* replace (
-            coalesce(retested.adjusted_deviation, first_pass.adjusted_deviation)
-                as adjusted_deviation,
-            case
-                when retested.model_family is not null
-                    then sqrt(retested.adjusted_deviation_variance)
-                else first_pass.standard_error
-            end as standard_error,
-            case
-                when retested.model_family is null then first_pass.degrees_of_freedom
-                when retested.welch_denominator > 0
-                    then retested.adjusted_deviation_variance
-                        * retested.adjusted_deviation_variance / retested.welch_denominator
-            end as degrees_of_freedom,
-            case when retested.model_family is not null then retested.test.ci_low
-                else first_pass.ci_low end as ci_low,
-            case when retested.model_family is not null then retested.test.ci_high
-                else first_pass.ci_high end as ci_high,
-            case when retested.model_family is not null then retested.test.t_statistic
-                else first_pass.t_statistic end as t_statistic,
-            case when retested.model_family is not null then retested.test.p_value
-                else first_pass.p_value end as p_value,
-            case when retested.model_family is not null then retested.test.p_value_sidak
-                else first_pass.p_value_sidak end as p_value_sidak,
-            case
-                when retested.model_family is not null then
-                    first_pass.is_challenge_tested
-                    and first_pass.is_challenge_selected
-                    and first_pass.is_judged
-                    and retested.test.p_value_sidak <= first_pass.selection_p_cutoff
-                else first_pass.is_significant
-            end as is_significant
+            if(retested.model_family is null, first_pass.adjusted_deviation,
+                retested.adjusted_deviation) as adjusted_deviation,
+            if(retested.model_family is null, first_pass.standard_error,
+                retested.standard_error) as standard_error,
+            if(retested.model_family is null, first_pass.degrees_of_freedom,
+                retested.degrees_of_freedom) as degrees_of_freedom,
+            if(retested.model_family is null, first_pass.ci_low, retested.test.ci_low)
+                as ci_low,
+            if(retested.model_family is null, first_pass.ci_high, retested.test.ci_high)
+                as ci_high,
+            if(retested.model_family is null, first_pass.t_statistic,
+                retested.test.t_statistic) as t_statistic,
+            if(retested.model_family is null, first_pass.p_value, retested.test.p_value)
+                as p_value,
+            if(retested.model_family is null, first_pass.p_value_sidak,
+                retested.test.p_value_sidak) as p_value_sidak,
+            if(retested.model_family is null, first_pass.is_significant,
+                first_pass.is_challenge_tested
+                and first_pass.is_challenge_selected
+                and first_pass.is_judged
+                and retested.test.p_value_sidak <= first_pass.selection_p_cutoff)
+                as is_significant
         ),
         retested.lead_family as reference_excludes_family
     from first_pass
