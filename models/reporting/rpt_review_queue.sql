@@ -221,6 +221,7 @@ select
     cast(leaderboard_largest_move as bigint) as leaderboard_largest_move,
     cast(
         case
+            when leaderboard_agents_moved = 0 then 'moves no agent''s rank'
             when leaderboard_agents_moved is not null
                 then 'moves ' || leaderboard_agents_moved || ' agent'
                     || case when leaderboard_agents_moved = 1 then '' else 's' end
