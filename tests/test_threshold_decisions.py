@@ -180,7 +180,9 @@ def test_the_verdicts_direction_and_flag_ignore_rounding(
         "cells": pd.DataFrame(
             {**keys, "trimmed_mean": [40.0, 50.0, 52.0] * 2, "trim_proportion": [0.2] * 6}
         ),
-        "abilities": pd.DataFrame({**keys, "ability": [0.0] * 6}),
+        "abilities": pd.DataFrame(
+            {**keys, "ability": [0.0] * 6, "is_left_out_of_fit": [False] * 6}
+        ),
         "effects": pd.DataFrame(
             {
                 **keys,

@@ -17,6 +17,7 @@ DEFAULTS = {
     "trim_proportion": 0.2,
     "ability_fit_iterations": 3,
     "variance_shrinkage_df": 30.0,
+    "ability_purification_rounds": 1,
 }
 
 
@@ -58,24 +59,35 @@ def challenge_cells(scored: pd.DataFrame, trim: float) -> pd.DataFrame:
     return pd.concat([trimmed[~trimmed.challenge_id.isin(tied)], plain], ignore_index=True)
 
 
-def adjusted_effects(tables: dict[str, pd.DataFrame], settings: dict | None = None) -> pd.DataFrame:
-    """One row per (challenge, family) cell with the adjusted effect and its test."""
+def adjusted_effects(
+    tables: dict[str, pd.DataFrame],
+    settings: dict | None = None,
+    excluded: frozenset[tuple[str, str]] = frozenset(),
+) -> pd.DataFrame:
+    """One row per (challenge, family) cell with the adjusted effect and its test.
+
+    The cells in `excluded` ((challenge, family) pairs, the flags of the round before) are
+    left out of the ability fit: of the challenge references and of every family's ability
+    (purification). Their own ability is the family's from all its other fitted cells.
+    """
     s = {**DEFAULTS, **(settings or {})}
     scored = scored_attempts(tables)
     cells = challenge_cells(scored, s["trim_proportion"])
-    ability = pd.Series(0.0, index=sorted(cells.model_family.unique()))
+    pairs = pd.Series(list(zip(cells.challenge_id, cells.model_family, strict=True)))
+    fit = cells[~pairs.isin(excluded).to_numpy()].copy()
+    ability = pd.Series(0.0, index=sorted(fit.model_family.unique()))
     for _ in range(int(s["ability_fit_iterations"])):
-        reference = (cells.tm - cells.model_family.map(ability)).groupby(cells.challenge_id).mean()
-        residual = cells.tm - cells.challenge_id.map(reference)
-        ability = (residual * cells.n).groupby(cells.model_family).sum() / cells.n.groupby(
-            cells.model_family
+        reference = (fit.tm - fit.model_family.map(ability)).groupby(fit.challenge_id).mean()
+        residual = fit.tm - fit.challenge_id.map(reference)
+        ability = (residual * fit.n).groupby(fit.model_family).sum() / fit.n.groupby(
+            fit.model_family
         ).sum()
-    reference = (cells.tm - cells.model_family.map(ability)).groupby(cells.challenge_id).mean()
-    cells["residual"] = cells.tm - cells.challenge_id.map(reference)
+    reference = (fit.tm - fit.model_family.map(ability)).groupby(fit.challenge_id).mean()
+    fit["residual"] = fit.tm - fit.challenge_id.map(reference)
 
     rows = []
     for challenge, family in zip(cells.challenge_id, cells.model_family, strict=True):
-        others = cells[(cells.model_family == family) & (cells.challenge_id != challenge)]
+        others = fit[(fit.model_family == family) & (fit.challenge_id != challenge)]
         if others.empty:
             rows.append(
                 {
@@ -241,9 +253,24 @@ def effects_with_ability(effects: pd.DataFrame, challenge: str) -> list[str]:
 def verdicts(
     tables: dict[str, pd.DataFrame], settings: dict | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(one row per challenge: verdict and q-value; the effects with their flags)."""
+    """(one row per challenge: verdict and q-value; the effects with their flags).
+
+    Purification: the flagged cells of a round are left out of the next round's ability
+    fit, `ability_purification_rounds` times; the last round decides."""
     s = {**DEFAULTS, **(settings or {})}
-    effects = adjusted_effects(tables, s)
+    excluded: frozenset[tuple[str, str]] = frozenset()
+    for _ in range(int(s["ability_purification_rounds"])):
+        _, effects = decide(tables, s, excluded)
+        flagged = effects[effects.is_flagged]
+        excluded = frozenset(zip(flagged.challenge_id, flagged.model_family, strict=True))
+    return decide(tables, s, excluded)
+
+
+def decide(
+    tables: dict[str, pd.DataFrame], s: dict, excluded: frozenset[tuple[str, str]]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One round of verdicts on abilities fitted without the `excluded` cells."""
+    effects = adjusted_effects(tables, s, excluded)
     scored = scored_attempts(tables)
     counts = scored.groupby(["challenge_id", "model_family"]).size()
     rows = []

@@ -95,6 +95,12 @@ ability_fit_iterations:
   max: 100
   default: 3
   description: Alternating fits of challenge references and family abilities.
+ability_purification_rounds:
+  type: integer
+  min: 0
+  max: 10
+  default: 1
+  description: "Rounds of purification of the family abilities: the cells a round flags are left out of the next round's ability fit (0: none; docs/method.md)."
 variance_shrinkage_df:
   type: number
   min: 0

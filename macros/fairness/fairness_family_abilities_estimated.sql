@@ -13,8 +13,16 @@
     within each challenge. Leave-out: ability_f(-c) drops the cell's own residual; its
     variance is the attempt-weighted sandwich estimate over the other challenges.
     Floating sums and means run in family or challenge order: the same bits on every build.
+
+    Purification: `excluded`, when given, is a boolean column of `cells` true on the cells
+    to leave out of the fit (the cells a first round flagged as biased: a family's bias on
+    some challenges would otherwise lower its ability and so shrink its effect there and
+    show the opposite effect on its fair challenges). An excluded cell counts neither in its
+    challenge's reference nor in any ability; its own ability is its family's from every
+    fitted cell (there is nothing of its own to leave out), and its residual is against
+    the reference of the challenge's fitted cells (NULL when none is fitted).
 #}
-{% macro fairness_family_abilities_estimated(cells, partition_by=[]) -%}
+{% macro fairness_family_abilities_estimated(cells, partition_by=[], excluded=none) -%}
 {%- set p = partition_by -%}
 {%- set iterations = challenge_fairness.validated_var('ability_fit_iterations') | int %}
 {%- if iterations < 1 -%}
@@ -22,9 +30,17 @@
 {%- endif %}
 with
 
-fitted_cells as (
-    select * from {{ cells }}
+scored_cells as (
+    select
+        *,
+        {{ 'coalesce(' ~ excluded ~ ', false)' if excluded else 'false' }} as is_excluded_from_fit
+    from {{ cells }}
     where trimmed_mean is not null
+),
+
+fitted_cells as (
+    select * from scored_cells
+    where not is_excluded_from_fit
 ),
 
 abilities_0 as (
@@ -73,16 +89,17 @@ references_final as (
 
 residuals as (
     select
-        {{ _partition_columns('fitted_cells', p) }}fitted_cells.challenge_id,
-        fitted_cells.model_family,
-        cast(fitted_cells.attempts as double) as weight,
-        fitted_cells.trimmed_mean_variance,
+        {{ _partition_columns('scored_cells', p) }}scored_cells.challenge_id,
+        scored_cells.model_family,
+        scored_cells.is_excluded_from_fit,
+        cast(scored_cells.attempts as double) as weight,
+        scored_cells.trimmed_mean_variance,
         references_final.reference,
-        fitted_cells.trimmed_mean - references_final.reference as residual
-    from fitted_cells
-    inner join references_final
-        on fitted_cells.challenge_id = references_final.challenge_id
-        {{- _partition_join('fitted_cells', 'references_final', p) }}
+        scored_cells.trimmed_mean - references_final.reference as residual
+    from scored_cells
+    left join references_final
+        on scored_cells.challenge_id = references_final.challenge_id
+        {{- _partition_join('scored_cells', 'references_final', p) }}
 ),
 
 family_totals as (
@@ -98,40 +115,58 @@ family_totals as (
         sum(weight * weight * coalesce(trimmed_mean_variance, 0) order by challenge_id)
             as squared_weight_variance_sum
     from residuals
+    where not is_excluded_from_fit
     group by {{ _partition_columns(none, p) }}model_family
+),
+
+{#- What is left of the family's totals without this cell; an excluded cell is in none of
+    them, so it keeps them whole (own = 0 below). #}
+own as (
+    select
+        residuals.*,
+        case when residuals.is_excluded_from_fit then 0 else 1 end as in_fit,
+        case when residuals.is_excluded_from_fit then 0.0 else residuals.weight end as own_weight,
+        case when residuals.is_excluded_from_fit then 0.0 else residuals.residual end
+            as own_residual,
+        case when residuals.is_excluded_from_fit then 0.0
+            else coalesce(residuals.trimmed_mean_variance, 0)
+        end as own_variance
+    from residuals
 ),
 
 left_out as (
     select
-        {{ _partition_columns('residuals', p) }}residuals.challenge_id,
-        residuals.model_family,
-        residuals.reference,
-        residuals.residual,
-        family_totals.challenges - 1 as other_challenges,
-        family_totals.weight_sum - residuals.weight as other_weight,
-        family_totals.weighted_residual_sum - residuals.weight * residuals.residual
+        {{ _partition_columns('own', p) }}own.challenge_id,
+        own.model_family,
+        own.is_excluded_from_fit,
+        own.reference,
+        own.residual,
+        coalesce(family_totals.challenges, 0) - own.in_fit as other_challenges,
+        family_totals.weight_sum - own.own_weight as other_weight,
+        family_totals.weighted_residual_sum - own.own_weight * own.own_residual
             as other_weighted_residual_sum,
-        family_totals.squared_weight_sum - residuals.weight * residuals.weight
+        family_totals.squared_weight_sum - own.own_weight * own.own_weight
             as other_squared_weight_sum,
         family_totals.squared_weight_residual_sum
-            - residuals.weight * residuals.weight * residuals.residual
+            - own.own_weight * own.own_weight * own.own_residual
             as other_squared_weight_residual_sum,
         family_totals.squared_weight_squared_residual_sum
-            - residuals.weight * residuals.weight * residuals.residual * residuals.residual
+            - own.own_weight * own.own_weight * own.own_residual * own.own_residual
             as other_squared_weight_squared_residual_sum,
         family_totals.squared_weight_variance_sum
-            - residuals.weight * residuals.weight * coalesce(residuals.trimmed_mean_variance, 0)
+            - own.own_weight * own.own_weight * own.own_variance
             as other_squared_weight_variance_sum
-    from residuals
-    inner join family_totals
-        on residuals.model_family = family_totals.model_family
-        {{- _partition_join('residuals', 'family_totals', p) }}
+    from own
+    left join family_totals
+        on own.model_family = family_totals.model_family
+        {{- _partition_join('own', 'family_totals', p) }}
 ),
 
 abilities as (
     select
         {{ _partition_columns(none, p) }}challenge_id,
         model_family,
+        is_excluded_from_fit as is_left_out_of_fit,
         reference as challenge_reference,
         residual as cell_residual,
         other_challenges,

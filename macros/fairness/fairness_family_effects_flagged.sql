@@ -34,6 +34,7 @@ joined as (
         cells.trimmed_mean,
         cells.trim_proportion,
         abilities.ability as family_ability,
+        coalesce(abilities.is_left_out_of_fit, false) as is_left_out_of_fit,
         effects.compared_families,
         effects.adjusted_score,
         effects.adjusted_score_variance,

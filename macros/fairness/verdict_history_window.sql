@@ -60,3 +60,21 @@
 {% macro _verdict_window_interval() -%}
     interval '{{ {"week": "7 days", "month": "1 month", "quarter": "3 months"}[verdict_history_window()] }}'
 {%- endmacro %}
+
+{# One row per (verdict window, challenge): every challenge of `challenges` in the window
+   'all' and in every window of `windows` (int_verdict_windows_spined). A query. #}
+{% macro verdict_challenge_windows(challenges, windows) -%}
+with
+
+verdict_windows as (
+    select 'all' as verdict_window
+    union all
+    select verdict_window from {{ windows }}
+)
+
+select
+    verdict_windows.verdict_window,
+    challenges.challenge_id
+from {{ challenges }} as challenges
+cross join verdict_windows
+{%- endmacro %}

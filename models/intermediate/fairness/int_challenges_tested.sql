@@ -28,18 +28,8 @@ effects as (
     select * from {{ ref('int_family_effects_adjusted') }}
 ),
 
-verdict_windows as (
-    select 'all' as verdict_window
-    union all
-    select verdict_window from windows
-),
-
 challenge_windows as (
-    select
-        verdict_windows.verdict_window,
-        challenges.challenge_id
-    from challenges
-    cross join verdict_windows
+    {{ verdict_challenge_windows('challenges', 'windows') }}
 ),
 
 tested as (

@@ -29,6 +29,7 @@ select
     cast(trim_proportion as double) as trim_proportion,
     cast(family_ability as double) as family_ability,
     cast(adjusted_deviation as double) as adjusted_deviation,
+    cast(is_left_out_of_fit as boolean) as is_left_out_of_fit,
     cast(reference_excludes_family as varchar) as reference_excludes_family,
     cast(standard_error as double) as standard_error,
     cast(degrees_of_freedom as double) as degrees_of_freedom,
