@@ -279,6 +279,10 @@ def test_family_bias_takes_the_action_of_its_cause_or_retire_and_inspect(
     )
     assert "experiment exp-001" in family.loc["ch-s01", "action_reason"]
     assert "ch-s02" in family.loc["ch-s01", "action_reason"]
+    # the queue's title says so too, not "no detector explains"
+    assert family.loc["ch-s01", "cause"] == (
+        "family bias on ch-s01; experiment exp-001 found its arm B (ch-s02) fairer"
+    )
     briefing = family.loc["ch-t03-04-plain"]
     assert briefing.recommended_action == "fix_briefing"
     assert "briefing_style_sensitivity finding ch-t03-04-plain/plain" in briefing.action_reason

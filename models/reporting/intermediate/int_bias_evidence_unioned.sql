@@ -14,7 +14,8 @@
     Action precedence (1 decides first, see action_precedence):
     1 retire_challenge: memorised content cannot be un-memorised, so fixing anything else
       on a memorised or duplicated challenge is wasted work; also a flagged family bias
-      (the challenge's own evidence) that no detector explains;
+      (the challenge's own evidence) that no detector explains (in favour of arm B when a
+      successful A/B experiment has this challenge as its arm A);
     2 fix_tests, 3 fix_rubric: the score itself is wrong for some attempts;
     4 fix_briefing: the task statement favours a family;
     5 inspect_new_family: a flagged family bias that began when that family first attempted
@@ -248,6 +249,10 @@ family_findings as (
                 then 'family bias on ' || flagged_family_effects.challenge_id
                     || ' since family ' || flagged_family_effects.model_family || ' arrived ('
                     || cast(arrival_drifts.began_in_window as varchar) || ')'
+            when replacing_experiments.experiment_id is not null
+                then 'family bias on ' || flagged_family_effects.challenge_id || '; experiment '
+                    || replacing_experiments.experiment_id || ' found its arm B ('
+                    || replacing_experiments.arm_b_challenges || ') fairer'
             else 'family bias on ' || flagged_family_effects.challenge_id
                 || ' that no detector explains'
         end as cause,
