@@ -94,3 +94,63 @@ def test_a_family_biased_on_a_quarter_of_its_challenges(
         expected_verdicts, on="challenge_id", suffixes=("", "_expected")
     )
     assert (verdicts.verdict == verdicts.verdict_expected).all()
+
+
+def test_a_challenge_whose_every_cell_is_left_out_keeps_its_reference(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Both families of a two-family challenge flagged: its reference (its difficulty in
+    int_combination_difficulties_measured) falls back to all its cells, against the
+    abilities of the fit, which it does not change. A partly left-out challenge's
+    reference is over its fitted cells only."""
+    import duckdb
+    from challenge_fairness.registry import register_udfs
+    from conftest import compile_inline
+
+    sql = compile_inline(
+        "{{ challenge_fairness.fairness_family_abilities_estimated("
+        "'cells', excluded='is_flagged_before') }}",
+        tmp_path_factory.mktemp("purified_reference"),
+    )
+    rng = np.random.default_rng(7)
+    rows = [
+        (challenge, family, float(rng.uniform(30, 70)))
+        for challenge in ("c1", "c2", "c3", "c5")
+        for family in ("f1", "f2", "f3")
+    ] + [("c4", "f1", 80.0), ("c4", "f2", 20.0)]
+    cells = pd.DataFrame(rows, columns=["challenge_id", "model_family", "trimmed_mean"])
+    cells["attempts"] = rng.integers(20, 60, len(cells))
+    cells["trimmed_mean_variance"] = rng.uniform(1, 4, len(cells))
+    cells["effective_n"] = cells["attempts"] - 4
+    left_out = {("c4", "f1"), ("c4", "f2"), ("c3", "f3")}
+    cells["is_flagged_before"] = [
+        (c, f) in left_out for c, f in zip(cells.challenge_id, cells.model_family, strict=True)
+    ]
+
+    def fitted(frame: pd.DataFrame) -> pd.DataFrame:
+        with duckdb.connect() as connection:
+            register_udfs(connection)
+            connection.register("cells", frame)
+            return connection.sql(sql).df().set_index(["challenge_id", "model_family"])
+
+    result = fitted(cells)
+    without_c4 = fitted(cells[cells.challenge_id != "c4"])
+    # c4 changes nothing else: its cells are in no fit
+    common = without_c4.index
+    for column in ("challenge_reference", "ability", "ability_variance", "cell_residual"):
+        np.testing.assert_allclose(
+            result.loc[common, column], without_c4[column], rtol=1e-12, err_msg=column
+        )
+    # a reference is the mean over its cells of (trimmed mean - the fit's ability), so the
+    # abilities cancel between two challenges with the same families in their references:
+    # c4 has f1 and f2 (all its cells, though left out), c3 f1 and f2 (f3 left out)
+    reference = result.challenge_reference.groupby(level="challenge_id").first()
+    means = cells[cells.model_family != "f3"].groupby("challenge_id").trimmed_mean.mean()
+    assert reference["c4"] - reference["c3"] == pytest.approx(means["c4"] - means["c3"], rel=1e-12)
+    everyone = cells.groupby("challenge_id").trimmed_mean.mean()
+    assert reference["c1"] - reference["c2"] == pytest.approx(
+        everyone["c1"] - everyone["c2"], rel=1e-12
+    )
+    in_reference = result.is_in_challenge_reference
+    assert set(in_reference.index[~in_reference]) == {("c3", "f3")}
+    assert set(result.index[result.is_left_out_of_fit]) == left_out

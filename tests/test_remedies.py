@@ -323,8 +323,10 @@ def test_standard_errors_match_an_independent_computation(planted: dict[str, Any
         " challenges.template_id, challenges.variable_combination"
         " from intermediate.int_challenge_family_cells_trimmed as cells"
         " join staging.stg_platform__challenges as challenges using (challenge_id)"
+        " join intermediate.int_family_abilities_estimated as abilities"
+        " using (verdict_window, challenge_id, model_family)"
         f" where challenges.template_id = '{PLANTED_TEMPLATE}' and cells.trimmed_mean is not null"
-        " and cells.verdict_window = 'all'",
+        " and cells.verdict_window = 'all' and abilities.is_in_challenge_reference",
     )
     tiers = planted["tiers"].loc[PLANTED_TEMPLATE]
     measured = tiers[tiers["status"] == "measured"].index

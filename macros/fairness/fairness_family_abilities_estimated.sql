@@ -20,7 +20,10 @@
     show the opposite effect on its fair challenges). An excluded cell counts neither in its
     challenge's reference nor in any ability; its own ability is its family's from every
     fitted cell (there is nothing of its own to leave out), and its residual is against
-    the reference of the challenge's fitted cells (NULL when none is fitted).
+    the reference of the challenge's fitted cells. When none of a challenge's cells is
+    fitted (both families of a two-family challenge flagged), its reference is over all
+    its cells, so that it keeps a difficulty; `is_in_challenge_reference` marks the cells
+    the reference is a mean of.
 #}
 {% macro fairness_family_abilities_estimated(cells, partition_by=[], excluded=none) -%}
 {%- set p = partition_by -%}
@@ -75,16 +78,27 @@ abilities_{{ iteration }} as (
 ),
 
 {% endfor %}
+{#- The challenge's reference: over its fitted cells, or over all its scored cells when
+    every one is left out (two families flagged on it), so that the challenge keeps its
+    difficulty; the fit itself never reads this fallback. A family with no fitted cell
+    has no ability and counts in neither. #}
 references_final as (
     select
-        {{ _partition_columns('fitted_cells', p) }}fitted_cells.challenge_id,
-        avg(fitted_cells.trimmed_mean - abilities_{{ iterations }}.ability
-            order by fitted_cells.model_family) as reference
-    from fitted_cells
-    inner join abilities_{{ iterations }}
-        on fitted_cells.model_family = abilities_{{ iterations }}.model_family
-        {{- _partition_join('fitted_cells', 'abilities_' ~ iterations, p) }}
-    group by {{ _partition_columns('fitted_cells', p) }}fitted_cells.challenge_id
+        {{ _partition_columns('scored_cells', p) }}scored_cells.challenge_id,
+        coalesce(
+            avg(scored_cells.trimmed_mean - abilities_{{ iterations }}.ability
+                order by scored_cells.model_family)
+                filter (where not scored_cells.is_excluded_from_fit),
+            avg(scored_cells.trimmed_mean - abilities_{{ iterations }}.ability
+                order by scored_cells.model_family)
+        ) as reference,
+        count(abilities_{{ iterations }}.ability)
+            filter (where not scored_cells.is_excluded_from_fit) = 0 as is_reference_unfitted
+    from scored_cells
+    left join abilities_{{ iterations }}
+        on scored_cells.model_family = abilities_{{ iterations }}.model_family
+        {{- _partition_join('scored_cells', 'abilities_' ~ iterations, p) }}
+    group by {{ _partition_columns('scored_cells', p) }}scored_cells.challenge_id
 ),
 
 residuals as (
@@ -95,6 +109,7 @@ residuals as (
         cast(scored_cells.attempts as double) as weight,
         scored_cells.trimmed_mean_variance,
         references_final.reference,
+        references_final.is_reference_unfitted,
         scored_cells.trimmed_mean - references_final.reference as residual
     from scored_cells
     left join references_final
@@ -140,6 +155,11 @@ left_out as (
         own.model_family,
         own.is_excluded_from_fit,
         own.reference,
+        {#- the cells the reference is a mean of (a family with no fitted cell has no
+            ability, so it is in none) #}
+        family_totals.model_family is not null
+            and (not own.is_excluded_from_fit or own.is_reference_unfitted)
+            as is_in_reference,
         own.residual,
         coalesce(family_totals.challenges, 0) - own.in_fit as other_challenges,
         family_totals.weight_sum - own.own_weight as other_weight,
@@ -168,6 +188,7 @@ abilities as (
         model_family,
         is_excluded_from_fit as is_left_out_of_fit,
         reference as challenge_reference,
+        is_in_reference as is_in_challenge_reference,
         residual as cell_residual,
         other_challenges,
         case

@@ -10,7 +10,8 @@
     template mean); negative = harder. Raw combination means are confounded when families of
     different skill attempt combinations at different rates; the reference is not.
 
-    Variance: the reference of challenge c is a mean of K_c cell trimmed means, so
+    Variance: the reference of challenge c is a mean of K_c cell trimmed means (its
+    fitted cells: a cell purification left out of the fit is not in it), so
     V_c = sum of the cells' Yuen variances / K_c^2 (family abilities are treated as known:
     they are fitted on every challenge and cancel exactly when the same families attempt
     every combination). For d_v = (1 - 1/m) r_v - (1/m) sum_{u != v} r_u over the template's
@@ -50,23 +51,56 @@ challenge_references as (
     from abilities
 ),
 
-challenge_variances as (
+{#- The reference's variance is over the cells it is a mean of: purification leaves a
+    flagged family's cell out of its challenge's reference. #}
+scored_cells as (
+    select
+        cells.challenge_id,
+        cells.model_family,
+        cells.attempts,
+        cells.trimmed_mean_variance,
+        cells.effective_n,
+        coalesce(abilities.is_in_challenge_reference, false) as is_in_reference
+    from cells
+    left join abilities
+        on cells.challenge_id = abilities.challenge_id
+        and cells.model_family = abilities.model_family
+    where cells.trimmed_mean is not null
+),
+
+challenge_sums as (
     select
         challenge_id,
         count(*) as families,
         sum(attempts) as scored_attempts,
-        count(*) filter (where trimmed_mean_variance is null) as cells_without_variance,
+        count(*) filter (where is_in_reference) as reference_cells,
+        count(*) filter (where is_in_reference and trimmed_mean_variance is null)
+            as cells_without_variance,
         {#- floating sums in a fixed order (family, challenge, combination): the same bits
             on every build #}
-        sum(trimmed_mean_variance order by model_family) / (count(*) * count(*))
-            as reference_variance,
+        sum(case when is_in_reference then trimmed_mean_variance end order by model_family)
+            as variance_sum,
         sum(
-            trimmed_mean_variance * trimmed_mean_variance / nullif(effective_n - 1, 0)
+            case
+                when is_in_reference
+                    then trimmed_mean_variance * trimmed_mean_variance
+                        / nullif(effective_n - 1, 0)
+            end
             order by model_family
-        ) / power(count(*), 4) as reference_df_term
-    from cells
-    where trimmed_mean is not null
+        ) as df_term_sum
+    from scored_cells
     group by challenge_id
+),
+
+challenge_variances as (
+    select
+        challenge_id,
+        families,
+        scored_attempts,
+        cells_without_variance,
+        variance_sum / (reference_cells * reference_cells) as reference_variance,
+        df_term_sum / power(reference_cells, 4) as reference_df_term
+    from challenge_sums
 ),
 
 challenges_measured as (
