@@ -281,7 +281,8 @@ def test_the_lead_family_is_the_largest_effect_and_none_without_one(
     few attempts has effects but no intervals: its largest |effect| leads, not the first
     family by name. Where every effect is 0 and none has an interval, no family leads. On
     a flagged challenge the family the others were contrasted without leads, even where
-    a second flagged family's contrast against the rest came out larger."""
+    a second flagged family's contrast against the rest came out larger. With two
+    families, the reason says that either one's bias explains the gap."""
     sql = compile_inline(
         "{{ challenge_fairness.fairness_challenge_verdicts("
         "'challenges', 'challenges_tested', 'effects') }}",
@@ -300,32 +301,36 @@ def test_the_lead_family_is_the_largest_effect_and_none_without_one(
     }
     tables = {
         "challenges": pd.DataFrame(
-            {"challenge_id": ["c1", "c2", "c3"], "template_id": ["t", "t", "t"]}
+            {"challenge_id": ["c1", "c2", "c3", "c4"], "template_id": ["t", "t", "t", "t"]}
         ),
         "challenges_tested": pd.DataFrame(
             [
                 {"challenge_id": "c1", **untested},
                 {"challenge_id": "c2", **untested},
-                {
-                    "challenge_id": "c3",
-                    **untested,
-                    "eligibility": "tested",
-                    "p_value": 1e-9,
-                    "q_value": 1e-8,
-                },
+                *(
+                    {
+                        "challenge_id": challenge,
+                        **untested,
+                        "eligibility": "tested",
+                        "p_value": 1e-9,
+                        "q_value": 1e-8,
+                    }
+                    for challenge in ("c3", "c4")
+                ),
             ]
         ),
         "effects": pd.DataFrame(
             {
-                "challenge_id": ["c1"] * 3 + ["c2"] * 3 + ["c3"] * 3,
-                "model_family": ["f1", "f2", "f3"] * 3,
-                "adjusted_deviation": [-1.0, 8.0, -7.0, 0.0, 4e-15, -0.0, -20.8, -22.6, 1.0],
-                "reference_excludes_family": [None] * 6 + [None, "f1", "f1"],
-                "ci_low": [None] * 6 + [-24.1, -25.7, -2.0],
-                "ci_high": [None] * 6 + [-17.5, -19.5, 4.0],
-                "interval_level": [0.95] * 9,
-                "is_flagged": [False] * 6 + [True, True, False],
-                "is_within_threshold": [None] * 6 + [False, False, True],
+                "challenge_id": ["c1"] * 3 + ["c2"] * 3 + ["c3"] * 3 + ["c4"] * 2,
+                "model_family": ["f1", "f2", "f3"] * 3 + ["f1", "f2"],
+                "adjusted_deviation": [-1.0, 8.0, -7.0, 0.0, 4e-15, -0.0, -20.8, -22.6, 1.0]
+                + [-20.0, 20.0],
+                "reference_excludes_family": [None] * 6 + [None, "f1", "f1"] + [None, None],
+                "ci_low": [None] * 6 + [-24.1, -25.7, -2.0] + [-24.0, 16.0],
+                "ci_high": [None] * 6 + [-17.5, -19.5, 4.0] + [-16.0, 24.0],
+                "interval_level": [0.95] * 11,
+                "is_flagged": [False] * 6 + [True, True, False] + [True, True],
+                "is_within_threshold": [None] * 6 + [False, False, True] + [False, False],
             }
         ),
     }
@@ -340,6 +345,14 @@ def test_the_lead_family_is_the_largest_effect_and_none_without_one(
     assert result.verdict["c3"] == "flagged" and result.flagged_families["c3"] == 2
     assert result.lead_family["c3"] == "f1"
     assert result.lead_adjusted_deviation["c3"] == -20.8
+    assert "against the other families, beyond" in result.reason["c3"]
+    # two families' effects are each other's negatives: the reason says either may be biased
+    assert result.verdict["c4"] == "flagged" and result.flagged_families["c4"] == 2
+    assert result.reason["c4"].startswith(
+        "family f1 -20.0 points (95% CI -24.0 to -16.0); family f2 +20.0 points (95% CI +16.0"
+        " to +24.0) against each other (only two families compared: the bias of either one"
+        " explains the gap), beyond what ability elsewhere predicts;"
+    )
 
 
 def test_a_family_with_few_attempts_does_not_hide_another_familys_bias(

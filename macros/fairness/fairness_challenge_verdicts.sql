@@ -51,6 +51,7 @@ effect_summaries as (
     select
         {{ _partition_columns(none, p) }}challenge_id,
         count(*) filter (where is_flagged) as flagged_families,
+        count(adjusted_deviation) as compared_families,
         count(*) filter (where not is_within_threshold) as uncertain_families,
         string_agg(evidence, '; ' order by round(abs(adjusted_deviation), 9) desc, model_family)
             filter (where is_flagged) as flagged_evidence,
@@ -84,7 +85,15 @@ verdicts as (
             when challenges_tested.eligibility <> 'tested' then challenges_tested.eligibility_reason
             when effect_summaries.flagged_families > 0 then
                 effect_summaries.flagged_evidence
-                || ' against the other families, beyond what ability elsewhere predicts;'
+                {#- two families' effects are each other's negatives: the data cannot tell
+                    which of them the challenge is biased against #}
+                || case
+                    when effect_summaries.compared_families = 2
+                        then ' against each other (only two families compared: the bias of'
+                            || ' either one explains the gap)'
+                    else ' against the other families'
+                end
+                || ', beyond what ability elsewhere predicts;'
                 || ' significant after FDR control (q = '
                 || {{ format_number('challenges_tested.q_value', '%.2g') }}
                 || ' < alpha = {{ var("alpha") }}) and larger than family_deviation_threshold = {{ threshold }}'
