@@ -13,12 +13,12 @@
     first fit); the verdict chain downstream runs on the last fit. Each round is the same
     macros as the chain's models (fairness_family_effects_adjusted,
     fairness_challenges_tested, fairness_family_effects_flagged), on each window's cells
-    alone. Each step is a
-    materialized CTE: every later step reads it several times, and DuckDB would otherwise
-    plan the whole chain again at each read. A round is about 25 joins and aggregates in
-    this one query, and DuckDB holds a few MB for each whatever the rows: on 2,856 cells
-    the model needs under 16MB without purification, 60MB with one round and 96MB with
-    two, so the default is one round, which fits the 64MB cap of tests/test_memory_cap.py.
+    alone. Each step is a materialized CTE: every later step reads it several times, and
+    DuckDB would otherwise plan the whole chain again at each read. A round is about 25
+    joins and aggregates in this one query, and DuckDB holds a few MB for each whatever
+    the rows: on 2,856 cells the model needs under 16MB without purification, 60MB with
+    one round and 96MB with two, so the default is one round, which fits the 64MB cap of
+    tests/test_memory_cap.py.
 #}
 {%- set rounds = challenge_fairness.validated_var('ability_purification_rounds') | int %}
 with

@@ -44,13 +44,6 @@ templated_challenges as (
         and template_id is not null
 ),
 
-challenge_references as (
-    select distinct
-        challenge_id,
-        challenge_reference
-    from abilities
-),
-
 {#- The reference's variance is over the cells it is a mean of: purification leaves a
     flagged family's cell out of its challenge's reference. #}
 scored_cells as (
@@ -60,6 +53,7 @@ scored_cells as (
         cells.attempts,
         cells.trimmed_mean_variance,
         cells.effective_n,
+        abilities.challenge_reference,
         coalesce(abilities.is_in_challenge_reference, false) as is_in_reference
     from cells
     left join abilities
@@ -73,6 +67,8 @@ challenge_sums as (
         challenge_id,
         count(*) as families,
         sum(attempts) as scored_attempts,
+        {#- the same on every fitted cell of the challenge #}
+        max(challenge_reference) as challenge_reference,
         count(*) filter (where is_in_reference) as reference_cells,
         count(*) filter (where is_in_reference and trimmed_mean_variance is null)
             as cells_without_variance,
@@ -95,6 +91,7 @@ challenge_sums as (
 challenge_variances as (
     select
         challenge_id,
+        challenge_reference,
         families,
         scored_attempts,
         cells_without_variance,
@@ -108,15 +105,13 @@ challenges_measured as (
         templated_challenges.template_id,
         templated_challenges.variable_combination,
         templated_challenges.challenge_id,
-        challenge_references.challenge_reference,
+        challenge_variances.challenge_reference,
         challenge_variances.families,
         challenge_variances.scored_attempts,
         challenge_variances.cells_without_variance,
         challenge_variances.reference_variance,
         challenge_variances.reference_df_term
     from templated_challenges
-    left join challenge_references
-        on templated_challenges.challenge_id = challenge_references.challenge_id
     left join challenge_variances
         on templated_challenges.challenge_id = challenge_variances.challenge_id
 ),
