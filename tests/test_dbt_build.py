@@ -262,9 +262,10 @@ def test_gate_fails_the_build_naming_challenge_family_value_and_threshold(
     verdicts = read_table(
         database, "select * from main.fct_challenge_verdicts where verdict = 'flagged'"
     )
-    # the gate's line is the verdict's own reason, which names every flagged family
+    # the gate's line is the verdict's own reason, which names every flagged family (the
+    # largest |effect| first, which need not be the lead family)
     for verdict in verdicts.itertuples():
-        assert verdict.reason.startswith(f"family {verdict.lead_family} ")
+        assert f"family {verdict.lead_family} " in verdict.reason
         assert f"challenge '{verdict.challenge_id}' flagged: {verdict.reason}\n" in log
 
 

@@ -67,7 +67,7 @@ challenge_sums as (
         challenge_id,
         count(*) as families,
         sum(attempts) as scored_attempts,
-        {#- the same on every fitted cell of the challenge #}
+        {#- the same on every cell of the challenge in the fit, left out or not #}
         max(challenge_reference) as challenge_reference,
         count(*) filter (where is_in_reference) as reference_cells,
         count(*) filter (where is_in_reference and trimmed_mean_variance is null)
